@@ -1,0 +1,211 @@
+"""The public contract: every object that crosses a boundary of the guardrail.
+
+All models are pydantic v2, JSON-serialisable (``model_dump_json``) and strict about
+unknown fields, so a report written by one version can be read back and audited by
+another without silent loss.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "Label",
+    "ErrorType",
+    "Evidence",
+    "Window",
+    "Claim",
+    "EvidenceSpan",
+    "VerificationItem",
+    "ClaimVerdict",
+    "CitationResult",
+    "CitationReport",
+    "SchemaIssue",
+    "SchemaResult",
+    "SkippedCheck",
+    "CheckReport",
+    "HALLUCINATED_LABELS",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Label(str, Enum):
+    """Verdict of one claim against the evidence."""
+
+    supported = "supported"
+    contradicted = "contradicted"
+    unsupported = "unsupported"
+    partially_supported = "partially_supported"
+    unevaluatable = "unevaluatable"
+
+
+#: Labels that count as a hallucination when their confidence clears the threshold.
+HALLUCINATED_LABELS = frozenset({Label.contradicted, Label.unsupported})
+
+
+class ErrorType(str, Enum):
+    """What kind of mistake a flagged claim makes, when a verifier can tell."""
+
+    entity = "entity"
+    number = "number"
+    temporal = "temporal"
+    negation = "negation"
+    overgeneralization = "overgeneralization"
+    fabrication = "fabrication"
+    other = "other"
+
+
+class Evidence(_Model):
+    """One retrieved document or passage, as the caller handed it in."""
+
+    id: str = Field(description="Stable id; citations such as [1] or [doc2] resolve to it.")
+    text: str
+    source: str | None = Field(default=None, description="Where it came from (URL, file, title).")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Window(_Model):
+    """A slice of one evidence document sized to fit the verifier."""
+
+    evidence_id: str
+    start: int = Field(ge=0, description="Offset into the evidence text.")
+    end: int = Field(ge=0)
+    text: str
+    score: float | None = Field(default=None, description="Retrieval score for the claim it was picked for.")
+
+
+class Claim(_Model):
+    """An atomic statement of the answer, located by character offsets."""
+
+    id: str
+    text: str
+    start: int = Field(ge=0, description="answer[start:end] == text")
+    end: int = Field(ge=0)
+    kind: str = Field(default="sentence", description="sentence | clause | list_item | field | llm")
+    statement: str | None = Field(
+        default=None,
+        description="Decontextualised restatement (e.g. from an LLM extractor); verifiers check it instead of text when set.",
+    )
+    citations: list[str] = Field(default_factory=list, description="Citation markers attached to the claim, raw.")
+    field_path: str | None = Field(default=None, description="JSON path when the claim is a string field of a structured answer.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Claim":
+        if self.end < self.start:
+            raise ValueError(f"claim {self.id}: end {self.end} < start {self.start}")
+        return self
+
+
+    @property
+    def check_text(self) -> str:
+        """What a verifier should judge: the restatement if any, else the answer text."""
+        return self.statement or self.text
+
+
+class EvidenceSpan(_Model):
+    """The exact evidence text a verdict rests on."""
+
+    evidence_id: str
+    start: int
+    end: int
+    text: str
+
+
+class VerificationItem(_Model):
+    """What a verifier sees for one claim: the claim, the windows picked for it, the question."""
+
+    claim: Claim
+    windows: list[Window]
+    question: str | None = None
+
+
+class ClaimVerdict(_Model):
+    claim_id: str
+    label: Label
+    confidence: float = Field(ge=0.0, le=1.0, description="Probability that the label is right.")
+    hallucination_score: float = Field(
+        ge=0.0, le=1.0, description="Probability that the claim is not supported by the evidence."
+    )
+    evidence_ids: list[str] = Field(default_factory=list)
+    evidence_span: EvidenceSpan | None = None
+    error_type: ErrorType | None = None
+    reason: str | None = Field(default=None, description="Why this label; for unevaluatable, why it could not be checked.")
+    verifier: str = ""
+
+
+class CitationResult(_Model):
+    marker: str = Field(description="The marker as written, e.g. '[2]' or '[doc-a]'.")
+    claim_id: str | None
+    target_ids: list[str]
+    exists: bool = Field(description="Every cited source is among the evidence.")
+    quote_ok: bool | None = Field(default=None, description="Quoted text matches the source; None when nothing is quoted.")
+    supports: bool | None = Field(default=None, description="The cited passage supports the claim; None when not checked.")
+    support_score: float | None = None
+    reason: str | None = None
+
+
+class CitationReport(_Model):
+    results: list[CitationResult] = Field(default_factory=list)
+    attribution_precision: float | None = Field(
+        default=None, description="Share of citations whose target exists and supports its claim."
+    )
+    uncited_claim_ids: list[str] = Field(default_factory=list)
+
+
+class SchemaIssue(_Model):
+    path: str = Field(description="JSON path of the offending value, '$' for the root.")
+    message: str
+
+
+class SchemaResult(_Model):
+    valid: bool
+    issues: list[SchemaIssue] = Field(default_factory=list)
+    parsed: Any = None
+
+
+class SkippedCheck(_Model):
+    """A check that could not run. It is never counted as passed; the policy decides."""
+
+    check: str = Field(description="claims | evidence | verify | citations | schema | <verifier name>")
+    reason: str
+    claim_ids: list[str] = Field(default_factory=list)
+
+
+class CheckReport(_Model):
+    answer: str
+    question: str | None = None
+    claims: list[Claim] = Field(default_factory=list)
+    verdicts: list[ClaimVerdict] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list, description="The evidence the answer was checked against.")
+    citations: CitationReport | None = None
+    schema_result: SchemaResult | None = None
+    hallucination_score: float = Field(ge=0.0, le=1.0, description="Aggregate: highest claim hallucination score.")
+    hallucinated: bool
+    threshold: float = Field(ge=0.0, le=1.0)
+    latencies_ms: dict[str, float] = Field(default_factory=dict)
+    skipped: list[SkippedCheck] = Field(default_factory=list)
+    verifier: str = ""
+
+    def verdict_for(self, claim_id: str) -> ClaimVerdict | None:
+        return next((v for v in self.verdicts if v.claim_id == claim_id), None)
+
+    @property
+    def flagged(self) -> list[tuple[Claim, ClaimVerdict]]:
+        """Claims whose verdict is a hallucination above threshold, in answer order."""
+        out = []
+        for claim in self.claims:
+            v = self.verdict_for(claim.id)
+            if v and v.label in HALLUCINATED_LABELS and v.hallucination_score >= self.threshold:
+                out.append((claim, v))
+        return out
+
+    @property
+    def complete(self) -> bool:
+        """True when every check that was asked for ran."""
+        return not self.skipped and all(v.label is not Label.unevaluatable for v in self.verdicts)
