@@ -1,0 +1,49 @@
+"""Policy engine: turn a ``CheckReport`` into respond / caveat / regenerate / abstain / escalate.
+
+    policy = load_policy("policies/tenants/healthcare.yaml")        # or PolicyStore(dir).get(tenant)
+    decision = decide(report, policy)                                 # pure
+    decision = guard(answer, context, check=g.check, policy=policy, llm=llm, audit=AuditLog(path), tenant="t")
+
+Reference of every policy field: docs/policies.md (generated from the model's descriptions).
+"""
+
+from ._audit import AuditLog, AuditRecord, AuditSummary, DriftConfig, DriftStatus
+from ._caveat import Caveat, render_caveat
+from ._decision import Attempt, Decision, Reason, decide, decide_failure
+from ._guard import aguard, guard
+from ._loader import load_policy, policy_from_yaml
+from ._policy import Action, CaveatStyle, FailMode, Policy, ReasonCode
+from ._regenerate import aregenerate, corrective_messages, parse_rewrites, regenerate, splice
+from ._rewriter import EvidenceRewriter
+from ._store import PolicyStore
+
+__all__ = [
+    "Action",
+    "ReasonCode",
+    "FailMode",
+    "CaveatStyle",
+    "Policy",
+    "load_policy",
+    "policy_from_yaml",
+    "PolicyStore",
+    "Decision",
+    "Reason",
+    "Attempt",
+    "Caveat",
+    "decide",
+    "decide_failure",
+    "render_caveat",
+    "corrective_messages",
+    "parse_rewrites",
+    "splice",
+    "regenerate",
+    "aregenerate",
+    "EvidenceRewriter",
+    "guard",
+    "aguard",
+    "AuditLog",
+    "AuditRecord",
+    "AuditSummary",
+    "DriftConfig",
+    "DriftStatus",
+]

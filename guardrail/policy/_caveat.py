@@ -1,0 +1,95 @@
+"""Mark flagged claims in the answer without touching anything else.
+
+The answer is rebuilt from slices of the original string: every byte outside a marked claim
+is copied, never re-typed, so whitespace, markdown and citations survive exactly. A claim
+whose offsets do not match the answer (a pipeline bug) is not dropped: it goes into a list
+appended at the end instead of being spliced at a guessed position.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._policy import CaveatPolicy, CaveatStyle
+
+__all__ = ["Caveat", "render_caveat", "DEFAULT_NOTES"]
+
+DEFAULT_NOTES = {
+    "contradicted": "contradicted by the sources",
+    "unsupported": "not found in the sources",
+    "partially_supported": "only partly supported by the sources",
+    "unevaluatable": "could not be checked",
+    "citation": "its citation does not check out",
+    "low_confidence": "not verified with confidence",
+}
+
+
+class Caveat(BaseModel):
+    """One marked span of the answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim_id: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str = Field(description="answer[start:end] as checked.")
+    label: str = Field(description="Verdict label, or 'citation' for a claim marked for its citation only.")
+    note: str
+    n: int = Field(default=0, description="1-based number in the rendered answer (footnote number).")
+
+
+def note_for(label: str, policy: CaveatPolicy) -> str:
+    return policy.notes.get(label) or DEFAULT_NOTES.get(label, label)
+
+
+def _merge_overlaps(items: list[Caveat]) -> list[Caveat]:
+    """Overlapping claims (a clause inside its sentence) become one mark over their union."""
+    out: list[Caveat] = []
+    for c in sorted(items, key=lambda c: (c.start, -c.end)):
+        if out and c.start < out[-1].end:
+            prev = out[-1]
+            notes = prev.note if c.note in prev.note.split("; ") else f"{prev.note}; {c.note}"
+            out[-1] = prev.model_copy(update={"end": max(prev.end, c.end), "note": notes})
+        else:
+            out.append(c.model_copy())
+    return out
+
+
+def render_caveat(answer: str, caveats: list[Caveat], policy: CaveatPolicy) -> tuple[str, list[Caveat]]:
+    """The answer with the caveats applied in the policy's style, and the caveats as numbered.
+
+    With no caveat at all the general note is appended, so a caveat decision is never
+    indistinguishable from a clean answer.
+    """
+    placeable = [c for c in caveats if 0 <= c.start <= c.end <= len(answer) and answer[c.start : c.end] == c.text]
+    stray = [c for c in caveats if c not in placeable]
+    marks = _merge_overlaps(placeable)
+    for c in marks:
+        c.text = answer[c.start : c.end]
+    numbered = [m.model_copy(update={"n": i}) for i, m in enumerate(marks, 1)]
+    numbered += [s.model_copy(update={"n": len(numbered) + i}) for i, s in enumerate(stray, 1)]
+    if not numbered:
+        return answer + "\n\n" + policy.general_note, []
+
+    def fmt(template: str, c: Caveat) -> str:
+        return template.format(text=c.text, note=c.note, n=c.n, label=c.label, claim_id=c.claim_id)
+
+    in_place = numbered[: len(marks)]
+    tail_lines: list[str] = []
+    if policy.style is CaveatStyle.list:
+        body = answer
+        tail_lines = [policy.list_header, *(fmt(policy.list_item_template, c) for c in numbered)]
+    else:
+        template = policy.inline_template if policy.style is CaveatStyle.inline else policy.footnote_marker
+        parts, pos = [], 0
+        for c in in_place:
+            parts += [answer[pos : c.start], fmt(template, c)]
+            pos = c.end
+        parts.append(answer[pos:])
+        body = "".join(parts)
+        if policy.style is CaveatStyle.footnotes:
+            tail_lines = [fmt(policy.footnote_template, c) for c in in_place]
+        if stray:
+            tail_lines += [policy.list_header, *(fmt(policy.list_item_template, c) for c in numbered[len(marks) :])]
+    tail = "\n".join(line for line in tail_lines if line)
+    return (body + "\n\n" + tail if tail else body), numbered

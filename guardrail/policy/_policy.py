@@ -1,0 +1,504 @@
+"""The policy model: every knob of the decision engine, as one strict pydantic model.
+
+The model is the single source of truth: ``policies/policy.schema.json``, the commented
+``policies/default.yaml`` and the reference in ``docs/policies.md`` are generated from it
+(``python -m guardrail.policy.reference --write``), so a field cannot be documented in one
+place and behave differently in another. Every sub-model forbids unknown keys because a
+misspelt threshold that is silently ignored is the worst kind of policy bug: it looks
+enforced and is not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from ..types import ErrorType
+
+__all__ = [
+    "Action",
+    "ReasonCode",
+    "FailMode",
+    "CaveatStyle",
+    "Policy",
+    "ClaimsPolicy",
+    "RulesPolicy",
+    "FlaggedRule",
+    "ContradictionRule",
+    "UnsupportedRule",
+    "AggregateRule",
+    "NoEvidenceRule",
+    "ConfidenceRule",
+    "ErrorTypeRule",
+    "CitationPolicy",
+    "SchemaPolicy",
+    "FailurePolicy",
+    "EscalationPolicy",
+    "CaveatPolicy",
+    "RegeneratePolicy",
+    "AbstainPolicy",
+    "SEVERITY",
+]
+
+
+class Action(str, Enum):
+    """What happens to the answer. Listed from least to most severe."""
+
+    respond = "respond"
+    caveat = "caveat"
+    regenerate = "regenerate"
+    abstain = "abstain"
+    escalate = "escalate"
+
+
+#: Severity order used when several rules fire: the most severe action wins.
+SEVERITY: dict[Action, int] = {a: i for i, a in enumerate(Action)}
+
+
+class ReasonCode(str, Enum):
+    """Stable machine-readable codes for why a decision was taken (audited, filterable)."""
+
+    supported = "supported"
+    no_claims = "no_claims"
+    flagged_claim = "flagged_claim"
+    contradiction = "contradiction"
+    unsupported = "unsupported"
+    aggregate_score = "aggregate_score"
+    error_type = "error_type"
+    no_relevant_evidence = "no_relevant_evidence"
+    low_confidence = "low_confidence"
+    citation_missing = "citation_missing"
+    citation_invalid = "citation_invalid"
+    schema_invalid = "schema_invalid"
+    check_failed = "check_failed"
+    check_skipped = "check_skipped"
+    high_risk = "high_risk"
+    regenerated = "regenerated"
+    regeneration_failed = "regeneration_failed"
+    regeneration_unavailable = "regeneration_unavailable"
+
+
+class FailMode(str, Enum):
+    """What to do with a check that could not run (model error, LLM timeout, context too long...)."""
+
+    open = "open"
+    caveat = "caveat"
+    closed = "closed"
+
+
+class CaveatStyle(str, Enum):
+    inline = "inline"
+    footnotes = "footnotes"
+    list = "list"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=False, validate_default=True)
+
+
+def _check_template(template: str, fields: set[str], must_have: set[str] = frozenset()) -> str:
+    """Reject templates with unknown placeholders at load time, not at the first caveat."""
+    try:
+        template.format(**{f: "" for f in fields})
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(f"bad template {template!r}: unknown or malformed placeholder {exc}; allowed: {sorted(fields)}") from None
+    missing = [f for f in must_have if "{" + f + "}" not in template]
+    if missing:
+        raise ValueError(f"template {template!r} must contain {', '.join('{' + m + '}' for m in missing)}")
+    return template
+
+
+# --------------------------------------------------------------------------- claims
+
+
+class ClaimsPolicy(_Strict):
+    """Which claim verdicts count as flagged."""
+
+    score_threshold: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "A contradicted or unsupported verdict counts as flagged when its hallucination score is at or "
+            "above this value. null uses the threshold the report was checked with (CheckReport.threshold)."
+        ),
+    )
+    partial_counts_as_unsupported: bool = Field(
+        default=False,
+        description=(
+            "Treat partially_supported verdicts (at or above the score threshold) as unsupported. Strict "
+            "tenants turn this on because half a supported sentence can still carry the wrong dose."
+        ),
+    )
+    on_no_claims: Action = Field(
+        default=Action.respond,
+        description=(
+            "Action when the answer holds no checkable claim (for example 'I don't know.'). The reason "
+            "no_claims is recorded either way."
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class FlaggedRule(_Strict):
+    """The floor for any flagged claim, before the count and ratio rules below."""
+
+    action: Action = Field(
+        default=Action.caveat,
+        description="Action when at least one claim is flagged (contradicted or unsupported). respond lets it through, recorded.",
+    )
+
+
+class ContradictionRule(_Strict):
+    max_count: int = Field(
+        default=0,
+        ge=0,
+        description="Number of contradicted claims tolerated. The rule fires when the count exceeds it (0: any contradiction fires).",
+    )
+    action: Action = Field(default=Action.regenerate, description="Action when the rule fires.")
+
+
+class UnsupportedRule(_Strict):
+    max_ratio: float = Field(
+        default=0.25,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Share of evaluated claims that may be flagged unsupported. The rule fires when the share "
+            "exceeds it (0.25: fires at 2 of 5, not at 1 of 4)."
+        ),
+    )
+    action: Action = Field(default=Action.regenerate, description="Action when the rule fires.")
+
+
+class AggregateRule(_Strict):
+    max_score: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Highest tolerated aggregate hallucination score of the report (the highest claim score). "
+            "The rule fires when the score exceeds it; 1.0 never fires."
+        ),
+    )
+    action: Action = Field(default=Action.regenerate, description="Action when the rule fires.")
+
+
+class NoEvidenceRule(_Strict):
+    action: Action = Field(
+        default=Action.abstain,
+        description=(
+            "Action when the evidence cannot answer at all: no evidence was given, or every evaluated "
+            "claim is unsupported and none is supported or contradicted. Reason code no_relevant_evidence."
+        ),
+    )
+
+
+class ConfidenceRule(_Strict):
+    min_confidence: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Lowest tolerated verifier confidence over the evaluated claims. The rule fires when the "
+            "lowest confidence is below it (0: never fires)."
+        ),
+    )
+    action: Action = Field(default=Action.caveat, description="Action when the rule fires. Reason code low_confidence.")
+
+
+class ErrorTypeRule(_Strict):
+    actions: dict[ErrorType, Action] = Field(
+        default_factory=dict,
+        description=(
+            "Severity by error type: the action taken when a flagged claim makes this kind of mistake "
+            "(entity, number, temporal, negation, overgeneralization, fabrication, other). Types not "
+            "listed add nothing beyond the other rules."
+        ),
+    )
+
+
+class RulesPolicy(_Strict):
+    """Thresholds over the verdicts. Every rule that fires adds a reason; the most severe action wins."""
+
+    flagged: FlaggedRule = Field(default_factory=FlaggedRule, description="Any flagged claim.")
+    contradiction: ContradictionRule = Field(default_factory=ContradictionRule, description="Contradicted claims.")
+    unsupported: UnsupportedRule = Field(default_factory=UnsupportedRule, description="Share of unsupported claims.")
+    aggregate: AggregateRule = Field(default_factory=AggregateRule, description="Aggregate hallucination score.")
+    no_evidence: NoEvidenceRule = Field(default_factory=NoEvidenceRule, description="Evidence that does not address the answer.")
+    confidence: ConfidenceRule = Field(default_factory=ConfidenceRule, description="Verifier confidence.")
+    error_types: ErrorTypeRule = Field(default_factory=ErrorTypeRule, description="Severity of the kind of mistake.")
+
+
+# --------------------------------------------------------------------------- citations / schema
+
+
+class CitationPolicy(_Strict):
+    required: bool = Field(
+        default=False,
+        description=(
+            "Every claim must carry a citation marker. Uncited claims fire missing_action (reason citation_missing). "
+            "When the answer cites sources but the citation check did not run, the failure mode of the "
+            "'citations' check applies."
+        ),
+    )
+    missing_action: Action = Field(default=Action.caveat, description="Action when required is true and a claim has no citation.")
+    invalid_action: Action = Field(
+        default=Action.caveat,
+        description=(
+            "Action when a citation points to a source that is not in the evidence, misquotes it, or "
+            "does not support its claim (reason citation_invalid)."
+        ),
+    )
+    min_attribution_precision: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Lowest tolerated share of citations that exist and support their claim; fires invalid_action "
+            "when the precision is below it. null disables the check."
+        ),
+    )
+
+
+class SchemaPolicy(_Strict):
+    required: bool = Field(
+        default=False,
+        description=(
+            "The answer must have been validated against a JSON schema. When true and no schema result is "
+            "in the report, the failure mode of the 'schema' check applies."
+        ),
+    )
+    invalid_action: Action = Field(default=Action.regenerate, description="Action when the structured answer fails its schema (reason schema_invalid).")
+
+
+# --------------------------------------------------------------------------- failures / escalation
+
+
+class FailurePolicy(_Strict):
+    """Checks that could not run are never a silent pass: each one is recorded and handled here."""
+
+    default: FailMode = Field(
+        default=FailMode.closed,
+        description=(
+            "Failure mode for a check not listed in checks. open: let the answer through and record "
+            "check_skipped; caveat: let it through with the unchecked claims marked; closed: take "
+            "closed_action (reason check_failed)."
+        ),
+    )
+    checks: dict[str, FailMode] = Field(
+        default_factory=dict,
+        description=(
+            "Failure mode per check name as reported in CheckReport.skipped (claims, evidence, verify, "
+            "citations, schema, or a verifier's name). Unevaluatable claim verdicts and claims without a "
+            "verdict count as the 'verify' check."
+        ),
+    )
+    closed_action: Literal["abstain", "escalate"] = Field(
+        default="abstain", description="Action of a fail-closed check: abstain or escalate."
+    )
+
+    def mode_for(self, check: str) -> FailMode:
+        return self.checks.get(check, self.default)
+
+
+class EscalationPolicy(_Strict):
+    stakes: float = Field(
+        default=0.0,
+        ge=0.0,
+        description=(
+            "How costly a wrong answer is for this tenant (0 disables escalation). Risk = stakes x "
+            "(1 - confidence), where confidence is the lowest verifier confidence over the evaluated claims "
+            "(0 when no claim could be evaluated)."
+        ),
+    )
+    max_risk: float = Field(
+        default=0.5,
+        ge=0.0,
+        description="Escalate to human review when the risk exceeds this bound. Escalation overrides every other action.",
+    )
+    message: str = Field(
+        default="This answer is being reviewed by a person before it is shown.",
+        description="Text shown in place of the answer while it waits for review.",
+    )
+
+    @model_validator(mode="after")
+    def _reachable(self) -> "EscalationPolicy":
+        if self.stakes > 0 and self.max_risk >= self.stakes:
+            # risk = stakes x (1 - confidence) <= stakes, so such a bound could never be exceeded.
+            raise ValueError(
+                f"max_risk ({self.max_risk}) must be below stakes ({self.stakes}), otherwise escalation can never fire"
+            )
+        return self
+
+
+# --------------------------------------------------------------------------- actions
+
+
+CAVEAT_FIELDS = {"text", "note", "n", "label", "claim_id"}
+
+
+class CaveatPolicy(_Strict):
+    """How flagged claims are marked. Text outside the flagged claims is never altered."""
+
+    style: CaveatStyle = Field(
+        default=CaveatStyle.inline,
+        description=(
+            "inline: a marker after each flagged claim; footnotes: a numbered marker and a footnote block "
+            "at the end; list: the answer untouched, followed by a list of the flagged statements."
+        ),
+    )
+    inline_template: str = Field(
+        default="{text} [unverified: {note}]",
+        description="inline style: replaces each flagged claim. Placeholders {text} (required), {note}, {n}, {label}, {claim_id}.",
+    )
+    footnote_marker: str = Field(
+        default="{text}[^{n}]",
+        description="footnotes style: replaces each flagged claim. Placeholders as inline_template; {text} required.",
+    )
+    footnote_template: str = Field(
+        default="[^{n}]: {note}",
+        description="footnotes style: one line per flagged claim, appended after a blank line.",
+    )
+    list_header: str = Field(
+        default="Some statements above could not be verified against the sources:",
+        description="list style: line appended after a blank line, before the list.",
+    )
+    list_item_template: str = Field(
+        default="- \u201c{text}\u201d: {note}",
+        description="list style: one line per flagged claim.",
+    )
+    general_note: str = Field(
+        default="Parts of this answer could not be checked against the sources.",
+        description="Appended after a blank line when the decision is caveat but no single claim can be marked (a failed check, an invalid schema).",
+    )
+    notes: dict[str, str] = Field(
+        default_factory=lambda: {
+            "contradicted": "contradicted by the sources",
+            "unsupported": "not found in the sources",
+            "partially_supported": "only partly supported by the sources",
+            "unevaluatable": "could not be checked",
+            "citation": "its citation does not check out",
+            "low_confidence": "not verified with confidence",
+        },
+        description=(
+            "The {note} text per verdict label (contradicted, unsupported, partially_supported, unevaluatable), "
+            "'citation' for a claim marked because of its citation and 'low_confidence' for one marked because the verifier was unsure."
+        ),
+    )
+
+    @field_validator("inline_template", "footnote_marker")
+    @classmethod
+    def _marker_keeps_text(cls, v: str) -> str:
+        return _check_template(v, CAVEAT_FIELDS, {"text"})
+
+    @field_validator("footnote_template", "list_item_template")
+    @classmethod
+    def _line_template(cls, v: str) -> str:
+        return _check_template(v, CAVEAT_FIELDS)
+
+    @field_validator("notes")
+    @classmethod
+    def _known_labels(cls, v: dict[str, str]) -> dict[str, str]:
+        allowed = {"contradicted", "unsupported", "partially_supported", "unevaluatable", "citation", "low_confidence"}
+        unknown = sorted(set(v) - allowed)
+        if unknown:
+            raise ValueError(f"unknown verdict label(s) {unknown}; allowed: {sorted(allowed)}")
+        return v
+
+
+class RegeneratePolicy(_Strict):
+    max_attempts: int = Field(
+        default=2,
+        ge=1,
+        le=10,
+        description="Rewrite rounds at most. Regeneration also stops as soon as the number of flagged claims stops falling.",
+    )
+    fallback: Literal["caveat", "abstain", "escalate"] = Field(
+        default="caveat",
+        description=(
+            "What to show when regeneration does not converge, runs out of time, or no LLM is available: "
+            "caveat (mark the remaining flagged claims of the best attempt), abstain or escalate."
+        ),
+    )
+    deadline_s: float = Field(default=30.0, gt=0.0, description="Wall-clock budget for the whole regeneration loop, LLM calls and re-checks included.")
+    llm_retries: int = Field(default=2, ge=0, le=10, description="Extra tries per LLM request on timeouts, connection errors and malformed JSON (tenacity).")
+    retry_wait_s: float = Field(default=0.5, ge=0.0, description="First back-off between LLM tries; it doubles per try, within the deadline.")
+    max_evidence_chars: int = Field(
+        default=1500, ge=100, description="Evidence text sent per flagged claim in the corrective prompt, at most."
+    )
+    instructions: str = Field(
+        default="",
+        description="Extra tenant-specific instructions appended to the corrective system prompt (tone, terminology).",
+    )
+
+
+class AbstainPolicy(_Strict):
+    message: str = Field(
+        default="I can't give a reliable answer to this from the available sources.",
+        description="Text shown instead of the answer when the decision is abstain.",
+    )
+    messages: dict[ReasonCode, str] = Field(
+        default_factory=dict,
+        description="Per reason code overrides of message (no_relevant_evidence, contradiction, low_confidence, check_failed, ...).",
+    )
+
+    def message_for(self, code: ReasonCode | None) -> str:
+        return self.messages.get(code, self.message) if code is not None else self.message
+
+
+# --------------------------------------------------------------------------- root
+
+
+class Policy(_Strict):
+    """A tenant's policy: how a CheckReport becomes respond, caveat, regenerate, abstain or escalate."""
+
+    name: str = Field(
+        default="default",
+        min_length=1,
+        description="Policy name recorded in every decision and audit row. Defaults to the file name without .yaml.",
+    )
+    description: str = Field(default="", description="Free text for people reading the policy.")
+    extends: str | None = Field(
+        default=None,
+        description=(
+            "Parent policy this one overrides: a path relative to this file, or a policy name looked up as "
+            "<name>.yaml in this file's directory and then in the policy directories. Mappings merge key by "
+            "key, other values replace. Circular extends is an error."
+        ),
+    )
+    claims: ClaimsPolicy = Field(default_factory=ClaimsPolicy, description="Which verdicts count as flagged.")
+    rules: RulesPolicy = Field(default_factory=RulesPolicy, description="Thresholds over the verdicts.")
+    citations: CitationPolicy = Field(default_factory=CitationPolicy, description="Citation requirements.")
+    schema_: SchemaPolicy = Field(default_factory=SchemaPolicy, alias="schema", description="Structured answer validity.")
+    failure: FailurePolicy = Field(default_factory=FailurePolicy, description="Fail-open or fail-closed per check that could not run.")
+    escalation: EscalationPolicy = Field(default_factory=EscalationPolicy, description="Human review for high-stakes, low-confidence answers.")
+    caveat: CaveatPolicy = Field(default_factory=CaveatPolicy, description="How flagged claims are marked.")
+    regenerate: RegeneratePolicy = Field(default_factory=RegeneratePolicy, description="Targeted regeneration of flagged claims.")
+    abstain: AbstainPolicy = Field(default_factory=AbstainPolicy, description="What is said instead of the answer.")
+
+    model_config = ConfigDict(extra="forbid", validate_default=True, populate_by_name=True)
+
+    _sources: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Files this policy was built from, child first (empty for a policy built in code)."""
+        return self._sources
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the effective settings, so audits can prove which rules judged an answer.
+
+        Computed over the resolved model (not the file bytes), so comments, formatting and the
+        ``extends`` chain do not change it, while any effective change does.
+        """
+        data = self.model_dump(mode="json", by_alias=True, exclude={"extends"})
+        blob = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
