@@ -1,0 +1,297 @@
+"""Audit log: every decision, one SQLite row, committed before ``record`` returns.
+
+SQLite in WAL mode with ``synchronous=FULL``: a committed row survives the process being
+killed (and a power cut), a reader never blocks the writer, and several processes may append
+to the same file. Each row keeps the queryable summary in columns and the whole ``Decision``
+(report, reasons, attempts, latencies) as JSON, so an audit can replay why an answer was shown.
+With ``redact=True`` the texts (answer, evidence, claims, rewrites, reasons) are replaced by
+their length before anything touches the disk; codes, scores, ids and hashes are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import BackendError, ConfigError
+from ._decision import Decision
+
+__all__ = ["AuditLog", "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus", "redact"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    tenant TEXT NOT NULL,
+    policy_name TEXT NOT NULL,
+    policy_hash TEXT NOT NULL,
+    action TEXT NOT NULL,
+    code TEXT NOT NULL,
+    reason_codes TEXT NOT NULL,
+    hallucinated INTEGER,
+    hallucination_score REAL,
+    n_claims INTEGER,
+    n_flagged INTEGER,
+    attempts INTEGER NOT NULL,
+    latency_ms REAL,
+    redacted INTEGER NOT NULL,
+    request_id TEXT,
+    decision TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS decisions_tenant ON decisions (tenant, id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+#: Keys whose string values (or, for mappings, whose values) are user or document text.
+_TEXT_KEYS = frozenset({"answer", "final_text", "text", "question", "statement", "reason", "message", "why", "note", "last_output"})
+_MAP_KEYS = frozenset({"rewrites", "metadata"})
+
+
+def _mask(value: str) -> str:
+    return f"[redacted: {len(value)} chars]"
+
+
+def redact(data: Any, _key: str | None = None) -> Any:
+    """A copy of a JSON-like value with every text field replaced by its length."""
+    if isinstance(data, dict):
+        out = {}
+        for k, v in data.items():
+            if k in _MAP_KEYS and isinstance(v, dict):
+                out[k] = {kk: _mask(vv) if isinstance(vv, str) else "[redacted]" for kk, vv in v.items()}
+            else:
+                out[k] = redact(v, k)
+        return out
+    if isinstance(data, list):
+        return [redact(v, _key) for v in data]
+    if isinstance(data, str) and _key in _TEXT_KEYS:
+        return _mask(data)
+    return data
+
+
+class DriftConfig(BaseModel):
+    """One-sided CUSUM on the hallucination indicator: alerts when the rate drifts above target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    target_rate: float = Field(ge=0.0, le=1.0, description="Expected hallucination rate (e.g. measured on a validation week).")
+    slack: float = Field(default=0.05, ge=0.0, le=1.0, description="Drift tolerated before evidence accumulates (k).")
+    threshold: float = Field(default=4.0, gt=0.0, description="Alert when the CUSUM statistic exceeds it (h).")
+    window: int = Field(default=10_000, ge=1, description="Most recent decisions the statistic is computed over.")
+
+
+class DriftStatus(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    statistic: float
+    alert: bool
+    since_id: int | None = Field(default=None, description="Row id from which the statistic has been rising without reset.")
+    samples: int
+    config: DriftConfig
+
+
+class AuditRecord(BaseModel):
+    """One row of the log."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    ts: float
+    tenant: str
+    policy_name: str
+    policy_hash: str
+    action: str
+    code: str
+    reason_codes: list[str]
+    hallucinated: bool | None
+    hallucination_score: float | None
+    n_claims: int | None
+    n_flagged: int | None
+    attempts: int
+    latency_ms: float | None
+    redacted: bool
+    request_id: str | None
+    decision_json: str = Field(repr=False)
+
+    def decision(self) -> Decision:
+        """The full decision as recorded (texts masked when the row is redacted)."""
+        return Decision.model_validate_json(self.decision_json)
+
+
+class AuditSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tenant: str | None
+    total: int
+    actions: dict[str, int]
+    reasons: dict[str, int]
+    checked: int = Field(description="Decisions whose answer could be checked (with a report).")
+    hallucination_rate: float | None = Field(description="Share of checked original answers with a flagged claim.")
+    regenerations: int
+    regeneration_success_rate: float | None
+    mean_latency_ms: float | None
+    first_ts: float | None
+    last_ts: float | None
+    drift: DriftStatus | None = None
+
+
+class AuditLog:
+    """Append-only SQLite log of decisions; safe to share between threads and processes."""
+
+    def __init__(self, path: str | os.PathLike[str], *, redact: bool = False, drift: DriftConfig | None = None,
+                 clock: Callable[[], float] = time.time):
+        self.path = Path(path)
+        self.redact = redact
+        self.drift = drift
+        self._clock = clock
+        self._lock = threading.Lock()
+        try:
+            if self.path.parent and not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout = 10000")
+            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise ConfigError(f"audit log cannot use WAL journaling (got {mode!r})", file=str(self.path))
+            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise ConfigError(f"audit log schema version {row[0]} is not {SCHEMA_VERSION}", file=str(self.path))
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot open audit log {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "AuditLog":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ write
+
+    def record(self, decision: Decision, tenant: str, *, request_id: str | None = None) -> int:
+        """Append one decision and commit it; returns the row id."""
+        report = decision.report
+        data = decision.model_dump(mode="json")
+        if self.redact:
+            data = redact(data)
+        latency = decision.latencies_ms.get("total")
+        if latency is None and report is not None:
+            latency = report.latencies_ms.get("total")
+        row = (
+            self._clock(), tenant, decision.policy_name, decision.policy_hash, decision.action.value, decision.code.value,
+            json.dumps(list(dict.fromkeys(r.code.value for r in decision.reasons))),
+            None if report is None else int(report.hallucinated),
+            None if report is None else report.hallucination_score,
+            None if report is None else len(report.claims),
+            None if report is None else len(report.flagged),
+            len(decision.attempts), latency, int(self.redact), request_id,
+            json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+        )
+        try:
+            with self._lock:
+                cur = self._db.execute(
+                    "INSERT INTO decisions (ts, tenant, policy_name, policy_hash, action, code, reason_codes, hallucinated, "
+                    "hallucination_score, n_claims, n_flagged, attempts, latency_ms, redacted, request_id, decision) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )  # autocommit mode: the row is committed when execute returns
+                return int(cur.lastrowid)
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot write to audit log {self.path}: {exc}") from exc
+
+    # ------------------------------------------------------------------ read
+
+    _COLUMNS = ("id, ts, tenant, policy_name, policy_hash, action, code, reason_codes, hallucinated, hallucination_score, "
+                "n_claims, n_flagged, attempts, latency_ms, redacted, request_id, decision")
+
+    @staticmethod
+    def _record(row: tuple[Any, ...]) -> AuditRecord:
+        (id_, ts, tenant, pname, phash, action, code, reasons, halluc, score, n_claims, n_flagged, attempts, latency,
+         redacted, request_id, decision) = row
+        return AuditRecord(
+            id=id_, ts=ts, tenant=tenant, policy_name=pname, policy_hash=phash, action=action, code=code,
+            reason_codes=json.loads(reasons), hallucinated=None if halluc is None else bool(halluc), hallucination_score=score,
+            n_claims=n_claims, n_flagged=n_flagged, attempts=attempts, latency_ms=latency, redacted=bool(redacted),
+            request_id=request_id, decision_json=decision,
+        )
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            with self._lock:
+                return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot read audit log {self.path}: {exc}") from exc
+
+    def last(self, n: int = 20, tenant: str | None = None) -> list[AuditRecord]:
+        """The ``n`` most recent decisions, newest first, optionally of one tenant."""
+        where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
+        rows = self._query(f"SELECT {self._COLUMNS} FROM decisions {where} ORDER BY id DESC LIMIT ?", (*params, int(n)))
+        return [self._record(r) for r in rows]
+
+    def count(self, tenant: str | None = None) -> int:
+        where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
+        return int(self._query(f"SELECT COUNT(*) FROM decisions {where}", params)[0][0])
+
+    def tenants(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT DISTINCT tenant FROM decisions ORDER BY tenant")]
+
+    def summary(self, tenant: str | None = None) -> AuditSummary:
+        """Counts by action and reason, hallucination rate, regeneration success, latency, drift."""
+        where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
+        rows = self._query(
+            f"SELECT action, reason_codes, hallucinated, attempts, latency_ms, ts, id FROM decisions {where} ORDER BY id", params
+        )
+        actions: Counter[str] = Counter()
+        reasons: Counter[str] = Counter()
+        halluc = [r[2] for r in rows if r[2] is not None]
+        latencies = [r[4] for r in rows if r[4] is not None]
+        regen = [r for r in rows if r[3] > 0]
+        for r in rows:
+            actions[r[0]] += 1
+            reasons.update(json.loads(r[1]))
+        drift = None
+        if self.drift is not None:
+            drift = cusum([(r[6], r[2]) for r in rows if r[2] is not None][-self.drift.window :], self.drift)
+        return AuditSummary(
+            tenant=tenant,
+            total=len(rows),
+            actions=dict(actions),
+            reasons=dict(reasons),
+            checked=len(halluc),
+            hallucination_rate=(sum(halluc) / len(halluc)) if halluc else None,
+            regenerations=len(regen),
+            regeneration_success_rate=(sum(1 for r in regen if r[0] == "regenerate") / len(regen)) if regen else None,
+            mean_latency_ms=(sum(latencies) / len(latencies)) if latencies else None,
+            first_ts=rows[0][5] if rows else None,
+            last_ts=rows[-1][5] if rows else None,
+            drift=drift,
+        )
+
+
+def cusum(samples: list[tuple[int, int]], config: DriftConfig) -> DriftStatus:
+    """Upper CUSUM S_t = max(0, S_{t-1} + x_t - (target + slack)) over (row id, hallucinated 0/1)."""
+    s, since = 0.0, None
+    for row_id, x in samples:
+        s = max(0.0, s + float(x) - (config.target_rate + config.slack))
+        if s == 0.0:
+            since = None
+        elif since is None:
+            since = row_id
+    return DriftStatus(statistic=s, alert=s > config.threshold, since_id=since, samples=len(samples), config=config)

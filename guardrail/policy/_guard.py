@@ -1,0 +1,113 @@
+"""``guard`` / ``aguard``: check -> decide -> (regenerate) -> audit, for one answer.
+
+The facade (``Guardrail.guard``) binds ``check`` to its pipeline and ``policy`` to the tenant's
+policy; everything here takes what it needs as parameters and keeps no state between calls,
+so one set of objects can serve concurrent requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..errors import BackendError
+from ..types import CheckReport
+from ._audit import AuditLog
+from ._decision import Decision, decide, decide_failure
+from ._policy import Action, Policy, ReasonCode
+from ._regenerate import aregenerate, fallback_decision, regenerate
+
+__all__ = ["guard", "aguard"]
+
+CheckFn = Callable[..., CheckReport]
+
+
+def _args(answer: str, context: Any, question: str | None) -> tuple[Any, ...]:
+    return (answer, context) if question is None else (answer, context, question)
+
+
+def _finish(decision: Decision, started: float, clock: Callable[[], float]) -> Decision:
+    return decision.model_copy(update={"latencies_ms": {**decision.latencies_ms, "total": (clock() - started) * 1e3}})
+
+
+def guard(
+    answer: str,
+    context: Any,
+    *,
+    check: CheckFn,
+    policy: Policy,
+    llm: Any | None = None,
+    audit: AuditLog | None = None,
+    tenant: str = "default",
+    question: str | None = None,
+    request_id: str | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Decision:
+    """Check ``answer`` against ``context`` and decide what to show under ``policy``.
+
+    ``check(answer, context[, question]) -> CheckReport`` is the pipeline (``Guardrail.check``).
+    A ``BackendError`` from it becomes a decision under the policy's failure mode for the check
+    named "check". Regeneration needs ``llm``; without one, the policy fallback applies with
+    reason regeneration_unavailable. The decision is recorded in ``audit`` when given.
+    """
+    t0 = clock()
+    try:
+        report = check(*_args(answer, context, question))
+    except BackendError as exc:
+        decision = decide_failure(answer, exc, policy)
+    else:
+        decision = decide(report, policy)
+        if decision.action is Action.regenerate:
+            if llm is None:
+                decision = fallback_decision(decision, policy, "no LLM configured for regeneration", code=ReasonCode.regeneration_unavailable)
+            else:
+                decision = regenerate(
+                    report.answer, report, check=lambda a: check(*_args(a, context, question)), llm=llm, policy=policy, decision=decision
+                )
+    decision = _finish(decision, t0, clock)
+    if audit is not None:
+        audit.record(decision, tenant, request_id=request_id)
+    return decision
+
+
+async def aguard(
+    answer: str,
+    context: Any,
+    *,
+    check: Callable[..., CheckReport | Awaitable[CheckReport]],
+    policy: Policy,
+    llm: Any | None = None,
+    audit: AuditLog | None = None,
+    tenant: str = "default",
+    question: str | None = None,
+    request_id: str | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Decision:
+    """Async ``guard``: an async ``check`` (``Guardrail.acheck``) is awaited, a sync one runs in a
+    worker thread; the LLM is called through ``achat``; the audit write runs off the event loop."""
+
+    async def run(a: str) -> CheckReport:
+        if inspect.iscoroutinefunction(check):
+            return await check(*_args(a, context, question))
+        out = await asyncio.to_thread(check, *_args(a, context, question))
+        return await out if inspect.isawaitable(out) else out
+
+    t0 = clock()
+    try:
+        report = await run(answer)
+    except BackendError as exc:
+        decision = decide_failure(answer, exc, policy)
+    else:
+        decision = decide(report, policy)
+        if decision.action is Action.regenerate:
+            if llm is None:
+                decision = fallback_decision(decision, policy, "no LLM configured for regeneration", code=ReasonCode.regeneration_unavailable)
+            else:
+                decision = await aregenerate(report.answer, report, check=run, llm=llm, policy=policy, decision=decision)
+    decision = _finish(decision, t0, clock)
+    if audit is not None:
+        await asyncio.to_thread(audit.record, decision, tenant, request_id=request_id)
+    return decision

@@ -1,0 +1,484 @@
+"""Targeted regeneration: rewrite or drop only the flagged claims, splice, re-check, repeat.
+
+The LLM never sees the answer as something to rewrite wholesale: it gets the original answer
+for context, then each flagged claim with its verdict and the evidence that contradicts or fails
+to support it, and must answer with ``{claim id: replacement or ""}``. Replacements are spliced
+back at the claims' character offsets, so every byte outside them is the original byte.
+
+The loop itself is written once, as a generator that yields what it needs ("ask the LLM",
+"check this answer") and receives the result; a sync and an async driver feed it. Nothing
+blocks inside the loop, so both paths share every rule: the deadline, stopping when the number
+of flagged claims stops falling, and the policy fallback when the LLM is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import tenacity
+
+from ..errors import GuardrailError, InputError, LLMError, LLMResponseError, LLMTimeout
+from ..types import CheckReport, Claim, ClaimVerdict
+from ._decision import Attempt, Decision, Reason, analyse, decide, text_for
+from ._policy import SEVERITY, Action, Policy, ReasonCode
+from ._text import best_sentences
+
+__all__ = ["ChatLike", "corrective_messages", "parse_rewrites", "splice", "regenerate", "aregenerate", "fallback_decision"]
+
+log = logging.getLogger("guardrail.policy")
+
+REQUEST_OPEN, REQUEST_CLOSE = "<flagged_claims>", "</flagged_claims>"
+
+
+@runtime_checkable
+class ChatLike(Protocol):
+    """The part of ``guardrail.llm.ChatModel`` regeneration needs (``achat`` is optional)."""
+
+    def chat(self, messages: list[dict[str, Any]], **kw: Any) -> str: ...
+
+
+SYSTEM_PROMPT = """You correct answers written by a retrieval-augmented assistant.
+A fact checker flagged some claims of the answer: they are contradicted by the evidence, or the evidence does not support them.
+For each flagged claim, either rewrite it so that it states only what the evidence supports, or drop it (empty string) when the evidence says nothing that could replace it.
+Each replacement must be a drop-in substitute for the claim text: same language, same role in the text, no new facts, no citation markers for sources that are not given.
+If the claim carries citation markers such as [1], end the replacement with the marker of the evidence id it relies on.
+Do not change, repeat or return anything else of the answer.
+Reply with one JSON object and nothing else, with exactly the flagged claim ids as keys: {"<claim id>": "<replacement text or empty string>"}"""
+
+
+# --------------------------------------------------------------------------- prompt
+
+
+def _evidence_for(claim: Claim, verdict: ClaimVerdict | None, report: CheckReport, budget: int) -> list[dict[str, str]]:
+    """The evidence the verdict rests on: its exact span first, then its documents, trimmed to the budget."""
+    out: list[dict[str, str]] = []
+    used = 0
+    if verdict is not None and verdict.evidence_span is not None:
+        span = verdict.evidence_span.text[:budget]
+        out.append({"id": verdict.evidence_span.evidence_id, "text": span})
+        used += len(span)
+    ids = list(verdict.evidence_ids) if verdict is not None and verdict.evidence_ids else [e.id for e in report.evidence]
+    by_id = {e.id: e for e in report.evidence}
+    for eid in ids:
+        doc = by_id.get(eid)
+        left = budget - used
+        if doc is None or left < 80:
+            continue
+        text = best_sentences(claim.check_text, doc.text, left)
+        if any(text in o["text"] for o in out):
+            continue
+        out.append({"id": eid, "text": text})
+        used += len(text)
+    return out
+
+
+def corrective_messages(report: CheckReport, targets: Sequence[Claim], policy: Policy) -> list[dict[str, str]]:
+    """System + user messages asking to rewrite or drop exactly ``targets``."""
+    a = analyse(report, policy)
+    claims = []
+    for claim in targets:
+        v = report.verdict_for(claim.id)
+        item: dict[str, Any] = {
+            "id": claim.id,
+            "text": claim.text,
+            "verdict": a.labels.get(claim.id, "unevaluatable"),
+        }
+        if v is not None and v.error_type is not None:
+            item["error_type"] = v.error_type.value
+        if v is not None and v.reason:
+            item["why"] = v.reason
+        item["evidence"] = _evidence_for(claim, v, report, policy.regenerate.max_evidence_chars)
+        claims.append(item)
+    payload = {"answer": report.answer, "question": report.question, "claims": claims}
+    system = SYSTEM_PROMPT + (f"\n{policy.regenerate.instructions.strip()}" if policy.regenerate.instructions.strip() else "")
+    user = (
+        ("Question:\n" + report.question + "\n\n" if report.question else "")
+        + "Original answer:\n<<<\n" + report.answer + "\n>>>\n\n"
+        + "Flagged claims, with their verdict and the evidence (JSON):\n"
+        + REQUEST_OPEN + "\n" + json.dumps(payload, ensure_ascii=False, indent=1) + "\n" + REQUEST_CLOSE + "\n\n"
+        + "Return the JSON object with keys " + ", ".join(json.dumps(c.id) for c in targets) + "."
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _reply_schema(ids: Sequence[str]) -> dict[str, Any]:
+    return {
+        "title": "rewrites",
+        "type": "object",
+        "properties": {i: {"type": "string"} for i in ids},
+        "required": list(ids),
+        "additionalProperties": False,
+    }
+
+
+def parse_rewrites(text: str, allowed: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """``{claim id: replacement}`` from an LLM reply, and the ids it returned that were not asked for.
+
+    Raises ``LLMResponseError`` (with the reply) when there is no JSON object of strings.
+    """
+    from ..llm import extract_json
+
+    try:
+        obj = extract_json(text)
+    except ValueError as exc:
+        raise LLMResponseError(f"rewrite reply holds no JSON object: {exc}", last_output=text[:2000]) from exc
+    if isinstance(obj, dict) and set(obj) == {"rewrites"} and isinstance(obj["rewrites"], dict):
+        obj = obj["rewrites"]
+    if not isinstance(obj, dict):
+        raise LLMResponseError(f"rewrite reply is a JSON {type(obj).__name__}, not an object", last_output=text[:2000])
+    rewrites, ignored = {}, []
+    wanted = set(allowed)
+    for key, value in obj.items():
+        if str(key) not in wanted:
+            ignored.append(str(key))
+            continue
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise LLMResponseError(f"rewrite for {key!r} is a {type(value).__name__}, not a string", last_output=text[:2000])
+        rewrites[str(key)] = value.strip()
+    return rewrites, ignored
+
+
+# --------------------------------------------------------------------------- splice
+
+
+def splice(answer: str, claims: Sequence[Claim], rewrites: dict[str, str]) -> tuple[str, list[str]]:
+    """Replace each rewritten claim at its offsets; returns the new answer and the ids applied.
+
+    A dropped claim ("") takes the spaces that separated it from the next text with it (else
+    the ones before it), so dropping a sentence does not leave a double space. Claims whose
+    offsets do not match the answer, or that overlap one already applied, are not applied.
+    """
+    spans = sorted(
+        (c for c in claims if c.id in rewrites and 0 <= c.start <= c.end <= len(answer) and answer[c.start : c.end] == c.text),
+        key=lambda c: (c.start, c.end),
+    )
+    parts, pos, applied = [], 0, []
+    for c in spans:
+        start, end, new = c.start, c.end, rewrites[c.id]
+        if start < pos:
+            continue
+        if new == "":
+            e = end
+            while e < len(answer) and answer[e] in " \t":
+                e += 1
+            if e == end:  # nothing after it on the line: take the separator before it instead
+                while start > pos and answer[start - 1] in " \t":
+                    start -= 1
+            end = e
+        parts += [answer[pos:start], new]
+        pos = end
+        applied.append(c.id)
+    parts.append(answer[pos:])
+    return "".join(parts), applied
+
+
+# --------------------------------------------------------------------------- loop
+
+
+@dataclass
+class _AskLLM:
+    messages: list[dict[str, str]]
+    allowed: list[str]
+    deadline: float
+
+
+@dataclass
+class _Check:
+    answer: str
+
+
+def _targets(report: CheckReport, decision: Decision, policy: Policy) -> list[Claim]:
+    """Flagged claims plus any claim named by a reason that asked for regeneration."""
+    ids = set(analyse(report, policy).flagged)
+    ids.update(cid for r in decision.reasons if r.action is Action.regenerate for cid in r.claim_ids)
+    return [c for c in report.claims if c.id in ids]
+
+
+def fallback_decision(first: Decision, policy: Policy, why: str, *, code: ReasonCode = ReasonCode.regeneration_failed,
+                      attempts: Sequence[Attempt] = (), best: int | None = None) -> Decision:
+    """The policy's fallback (caveat, abstain or escalate) after regeneration could not converge.
+
+    ``best`` is the attempt whose answer is caveated (fewest flagged claims); None: the original.
+    """
+    action = Action(policy.regenerate.fallback)
+    reason = Reason(code=code, action=action, claim_ids=list(first.claim_ids), message=f"{why}; fallback: {action.value}")
+    if best is not None:
+        att = attempts[best - 1]
+        base = decide(att.report, policy) if att.report is not None else first
+    else:
+        base = first
+    text, caveats = text_for(action, code, base.answer, base.caveats, policy)
+    return first.model_copy(update={
+        "action": action, "code": code, "reasons": [*first.reasons, reason], "final_text": text,
+        "caveats": caveats if action is Action.caveat else base.caveats, "attempts": list(attempts), "final_attempt": best,
+    })
+
+
+def _loop(report: CheckReport, policy: Policy, first: Decision, clock: Callable[[], float]) -> Generator[Any, Any, Decision]:
+    rp = policy.regenerate
+    deadline = clock() + rp.deadline_s
+    cur_report, cur_decision = report, first
+    attempts: list[Attempt] = []
+    best, best_flagged = None, len(analyse(report, policy).flagged)
+    why = f"max_attempts ({rp.max_attempts}) reached"
+    for n in range(1, rp.max_attempts + 1):
+        targets = _targets(cur_report, cur_decision, policy)
+        before = len(analyse(cur_report, policy).flagged)
+        if not targets:
+            why = "no claim to rewrite: the action was not driven by a claim"
+            break
+        if clock() >= deadline:
+            why = f"deadline of {rp.deadline_s:g} s reached"
+            break
+        t0 = clock()
+        ids = [c.id for c in targets]
+        try:
+            rewrites, ignored = yield _AskLLM(corrective_messages(cur_report, targets, policy), ids, deadline)
+        except LLMError as exc:
+            attempts.append(Attempt(n=n, flagged_before=before, error=f"{type(exc).__name__}: {exc}", latency_ms=(clock() - t0) * 1e3))
+            why = f"LLM unavailable ({type(exc).__name__}: {exc})"
+            break
+        new_answer, applied = splice(cur_report.answer, cur_report.claims, rewrites)
+        ignored = ignored + [i for i in rewrites if i not in applied]
+        if new_answer == cur_report.answer:
+            attempts.append(Attempt(n=n, rewrites=rewrites, ignored=ignored, flagged_before=before,
+                                    error="the rewrite changed nothing", latency_ms=(clock() - t0) * 1e3))
+            why = "the LLM changed nothing"
+            break
+        try:
+            new_report = yield _Check(new_answer)
+        except GuardrailError as exc:
+            attempts.append(Attempt(n=n, rewrites=rewrites, ignored=ignored, answer=new_answer, flagged_before=before,
+                                    error=f"re-check failed: {type(exc).__name__}: {exc}", latency_ms=(clock() - t0) * 1e3))
+            why = f"re-check failed ({exc})"
+            break
+        new_decision = decide(new_report, policy)
+        after = len(analyse(new_report, policy).flagged)
+        attempts.append(Attempt(n=n, rewrites=rewrites, ignored=ignored, answer=new_answer, flagged_before=before,
+                                flagged_after=after, action=new_decision.action, report=new_report, latency_ms=(clock() - t0) * 1e3))
+        if SEVERITY[new_decision.action] < SEVERITY[Action.regenerate]:
+            done = Reason(
+                code=ReasonCode.regenerated, action=Action.regenerate, claim_ids=list(first.claim_ids),
+                message=f"rewrote {', '.join(applied)} in {n} attempt(s); the re-checked answer is {new_decision.action.value}",
+            )
+            return first.model_copy(update={
+                "action": Action.regenerate, "reasons": [*first.reasons, done], "final_text": new_decision.final_text,
+                "caveats": new_decision.caveats, "attempts": attempts, "final_attempt": n,
+            })
+        if new_decision.action is not Action.regenerate:
+            why = f"the rewritten answer was judged {new_decision.action.value} ({new_decision.code.value})"
+            break
+        if after < best_flagged:
+            best, best_flagged = n, after
+        if after >= before:
+            why = f"flagged claims stopped falling ({before} -> {after})"
+            break
+        cur_report, cur_decision = new_report, new_decision
+    return fallback_decision(first, policy, why, attempts=attempts, best=best)
+
+
+def _start(answer: str, report: CheckReport, policy: Policy, decision: Decision | None) -> Decision:
+    if answer != report.answer:
+        raise InputError("regenerate: the answer differs from report.answer (claim offsets refer to the report's answer)")
+    first = decision if decision is not None else decide(report, policy)
+    return first
+
+
+# --------------------------------------------------------------------------- LLM calls
+
+
+def _accepts_schema(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD or p.name == "json_schema" for p in params)
+
+
+def _retrying_kwargs(policy: Policy, deadline: float, clock: Callable[[], float]) -> dict[str, Any]:
+    rp = policy.regenerate
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        return max(0.0, min(rp.retry_wait_s * 2 ** (state.attempt_number - 1), deadline - clock()))
+
+    def out_of_time(state: tenacity.RetryCallState) -> bool:
+        return clock() >= deadline
+
+    return {
+        "stop": tenacity.stop_any(tenacity.stop_after_attempt(rp.llm_retries + 1), out_of_time),
+        "wait": wait,
+        "retry": tenacity.retry_if_exception_type(LLMError),
+        "reraise": True,
+        "before_sleep": lambda s: log.warning("regeneration LLM call failed (%s), retrying", s.outcome.exception() if s.outcome else "?"),
+    }
+
+
+def _repair(messages: list[dict[str, str]], reply: str | None, error: str) -> list[dict[str, str]]:
+    if reply is None:
+        return messages
+    return [*messages, {"role": "assistant", "content": reply},
+            {"role": "user", "content": f"That reply could not be used ({error[:300]}). Reply with only the JSON object asked for."}]
+
+
+def _as_llm_error(exc: BaseException) -> LLMError:
+    if isinstance(exc, LLMError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return LLMTimeout(f"LLM timed out: {exc}")
+    return LLMError(f"LLM call failed: {type(exc).__name__}: {exc}")
+
+
+def _call_sync(fn: Callable[[], str], timeout: float) -> str:
+    """Run a blocking chat call under the remaining deadline (it keeps running in its thread if late)."""
+    import threading
+
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # handed to the caller
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="guardrail-regenerate", daemon=True).start()
+    if not done.wait(max(timeout, 0.0)):
+        raise LLMTimeout(f"no rewrite within the regeneration deadline ({timeout:.1f} s left)")
+    if "error" in box:
+        raise _as_llm_error(box["error"]) from box["error"]
+    return box["value"]
+
+
+def _ask_sync(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
+    chat = llm.chat
+    kw = {"json_schema": _reply_schema(req.allowed)} if _accepts_schema(chat) else {}
+    state: dict[str, Any] = {"messages": req.messages, "tries": 0}
+
+    def once() -> tuple[dict[str, str], list[str]]:
+        state["tries"] += 1
+        reply = _call_sync(lambda: chat(state["messages"], **kw), req.deadline - clock())
+        if not isinstance(reply, str):
+            raise LLMResponseError(f"chat() returned {type(reply).__name__}, not text")
+        try:
+            return parse_rewrites(reply, req.allowed)
+        except LLMResponseError as exc:
+            state["messages"] = _repair(req.messages, reply, str(exc))
+            raise
+
+    try:
+        return tenacity.Retrying(**_retrying_kwargs(policy, req.deadline, clock))(once)
+    except LLMError as exc:
+        exc.attempts = state["tries"]
+        raise
+
+
+async def _ask_async(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
+    achat = getattr(llm, "achat", None)
+    fn = achat if callable(achat) else llm.chat
+    kw = {"json_schema": _reply_schema(req.allowed)} if _accepts_schema(fn) else {}
+    state: dict[str, Any] = {"messages": req.messages, "tries": 0}
+
+    async def once() -> tuple[dict[str, str], list[str]]:
+        state["tries"] += 1
+        call = fn(state["messages"], **kw) if callable(achat) else asyncio.to_thread(fn, state["messages"], **kw)
+        try:
+            reply = await asyncio.wait_for(call, max(req.deadline - clock(), 0.0))
+        except asyncio.TimeoutError as exc:
+            raise LLMTimeout("no rewrite within the regeneration deadline") from exc
+        except Exception as exc:
+            raise _as_llm_error(exc) from exc
+        if not isinstance(reply, str):
+            raise LLMResponseError(f"achat() returned {type(reply).__name__}, not text")
+        try:
+            return parse_rewrites(reply, req.allowed)
+        except LLMResponseError as exc:
+            state["messages"] = _repair(req.messages, reply, str(exc))
+            raise
+
+    try:
+        return await tenacity.AsyncRetrying(**_retrying_kwargs(policy, req.deadline, clock))(once)
+    except LLMError as exc:
+        exc.attempts = state["tries"]
+        raise
+
+
+# --------------------------------------------------------------------------- drivers
+
+
+def regenerate(
+    answer: str,
+    report: CheckReport,
+    *,
+    check: Callable[[str], CheckReport],
+    llm: Any,
+    policy: Policy,
+    decision: Decision | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Decision:
+    """Rewrite the flagged claims of ``answer`` with ``llm`` until the re-check passes.
+
+    ``check(new_answer)`` re-checks a rewrite against the same context. Returns a ``Decision``:
+    action regenerate with the rewritten text when a rewrite is judged respond or caveat, else the
+    policy fallback (caveat / abstain / escalate) with every attempt recorded. LLM failures after
+    the retries, and re-check failures, end in the fallback rather than an exception.
+    """
+    first = _start(answer, report, policy, decision)
+    t0 = clock()
+    gen = _loop(report, policy, first, clock)
+    send: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            req = gen.throw(error) if error is not None else gen.send(send)
+        except StopIteration as stop:
+            result: Decision = stop.value
+            return result.model_copy(update={"latencies_ms": {**result.latencies_ms, "regenerate": (clock() - t0) * 1e3}})
+        send, error = None, None
+        try:
+            send = _ask_sync(llm, req, policy, clock) if isinstance(req, _AskLLM) else check(req.answer)
+        except GuardrailError as exc:
+            error = exc
+
+
+async def aregenerate(
+    answer: str,
+    report: CheckReport,
+    *,
+    check: Callable[[str], CheckReport | Awaitable[CheckReport]],
+    llm: Any,
+    policy: Policy,
+    decision: Decision | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Decision:
+    """Async ``regenerate``: ``llm.achat`` when it has one, ``check`` may be sync or async."""
+    first = _start(answer, report, policy, decision)
+    t0 = clock()
+    gen = _loop(report, policy, first, clock)
+    send: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            req = gen.throw(error) if error is not None else gen.send(send)
+        except StopIteration as stop:
+            result: Decision = stop.value
+            return result.model_copy(update={"latencies_ms": {**result.latencies_ms, "regenerate": (clock() - t0) * 1e3}})
+        send, error = None, None
+        try:
+            if isinstance(req, _AskLLM):
+                send = await _ask_async(llm, req, policy, clock)
+            else:
+                out = check(req.answer)
+                send = await out if inspect.isawaitable(out) else out
+        except GuardrailError as exc:
+            error = exc
