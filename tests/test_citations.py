@@ -1,0 +1,312 @@
+"""Citation markers: parsing, stripping, resolving targets, and checking what they cite."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from guardrail.citations import CitationMarker, parse_markers, resolve_target, strip_markers, verify_citations
+from guardrail.errors import BackendError
+from guardrail.types import Claim, ClaimVerdict, Evidence, Label, VerificationItem, Window
+
+
+# --------------------------------------------------------------------------- parse_markers
+
+
+@pytest.mark.parametrize(
+    ("text", "raw", "targets"),
+    [
+        ("Paris is big [1].", "[1]", ["1"]),
+        ("Paris is big [2,3].", "[2,3]", ["2", "3"]),
+        ("Paris is big [2, 3].", "[2, 3]", ["2", "3"]),
+        ("Paris is big [2; 3].", "[2; 3]", ["2", "3"]),
+        ("Paris is big [1-3].", "[1-3]", ["1", "2", "3"]),
+        ("Paris is big [1\u20133].", "[1\u20133]", ["1", "2", "3"]),
+        ("Paris is big [doc2].", "[doc2]", ["doc2"]),
+        ("Paris is big [doc-id].", "[doc-id]", ["doc-id"]),
+        ("Paris is big [doc-a].", "[doc-a]", ["doc-a"]),
+        ("Paris is big [kb-2024-01].", "[kb-2024-01]", ["kb-2024-01"]),
+        ("Paris is big [Source 1].", "[Source 1]", ["Source 1"]),
+        ("Paris is big [Source 1, Source 2].", "[Source 1, Source 2]", ["Source 1", "Source 2"]),
+        ("Paris is big <Content1>.", "<Content1>", ["Content1"]),
+        ("Paris is big \u30101\u3011.", "\u30101\u3011", ["1"]),
+        ("Paris is big \u30104:0\u2020source\u3011.", "\u30104:0\u2020source\u3011", ["4"]),
+        ("Paris is big [^2].", "[^2]", ["2"]),
+        ("Paris is big (Passage 2).", "(Passage 2)", ["Passage 2"]),
+        ("Paris is big (passages 1 and 3).", "(passages 1 and 3)", ["passages 1", "3"]),
+        ("Paris is big (according to Passage 1, step 4).", "(according to Passage 1, step 4)", ["Passage 1"]),
+    ],
+)
+def test_marker_styles(text: str, raw: str, targets: list[str]) -> None:
+    markers = parse_markers(text)
+    assert [m.raw for m in markers] == [raw]
+    assert markers[0].targets == targets
+    assert text[markers[0].start : markers[0].end] == raw
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See [the docs](https://example.com/1) for more.",
+        "See [1](https://example.com/1) for more.",
+        "- [x] done\n- [ ] open\n- [X] also done",
+        'The answer is {"ids": [1, 2], "best": [3]}.',
+        "The matrix is [[1, 2], [3, 4]].",
+        "Set x = [1, 2] before the loop.",
+        "Run `print([1])` to see it.",
+        "```\nitems = [1, 2]\n```",
+        "[1]: https://example.com",
+        "He wrote [sic] and [e.g.] and [note] and [3.5] and [citation-needed].",
+        "It was built (1889) in (2020) and listed (see above) as item (1) or (Step 3).",
+        "Dear [Hiring Manager], I am [Your Name].",
+    ],
+)
+def test_not_markers(text: str) -> None:
+    assert parse_markers(text) == []
+
+
+def test_markers_in_order_with_offsets() -> None:
+    text = "A [1][2]. B \u30103\u3011 and <Source4>. C [doc-x] (Passage 5)."
+    markers = parse_markers(text)
+    assert [m.raw for m in markers] == ["[1]", "[2]", "\u30103\u3011", "<Source4>", "[doc-x]", "(Passage 5)"]
+    assert all(text[m.start : m.end] == m.raw for m in markers)
+    assert [m.start for m in markers] == sorted(m.start for m in markers)
+
+
+def test_adjacent_markers_after_comma_are_markers() -> None:
+    assert [m.raw for m in parse_markers("Seen in [1], [2] and [3].")] == ["[1]", "[2]", "[3]"]
+
+
+def test_huge_range_is_kept_whole() -> None:
+    assert parse_markers("x [1-500]")[0].targets == ["1-500"]
+    assert parse_markers("x [5-2]")[0].targets == ["5-2"]
+
+
+def test_marker_model_is_strict() -> None:
+    with pytest.raises(ValueError):
+        CitationMarker(start=0, end=3, raw="[1]", targets=["1"], extra=1)  # type: ignore[call-arg]
+
+
+# --------------------------------------------------------------------------- strip_markers
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Paris is the capital [1].", "Paris is the capital."),
+        ("Paris [1] is big [2, 3].", "Paris is big."),
+        ("Paris is big.[1][2]", "Paris is big."),
+        ("Paris is big (Passage 1), and old.", "Paris is big, and old."),
+        ("No markers here.", "No markers here."),
+        ("See [the docs](http://x) [1].", "See [the docs](http://x)."),
+        ("\u30101\u3011Leading marker.", "Leading marker."),
+    ],
+)
+def test_strip_markers(text: str, expected: str) -> None:
+    assert strip_markers(text) == expected
+
+
+# --------------------------------------------------------------------------- resolve_target
+
+EVIDENCE = [Evidence(id="alpha", text="Paris is the capital of France."), Evidence(id="doc-2", text="Berlin is big.")]
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("alpha", "alpha"),
+        ("doc-2", "doc-2"),
+        ("ALPHA", "alpha"),  # case
+        ("doc2", "doc-2"),  # punctuation
+        ("1", "alpha"),  # 1-based position
+        ("2", "doc-2"),
+        ("Content1", "alpha"),
+        ("Source 2", "doc-2"),
+        ("passage #1", "alpha"),
+        ("3", None),
+        ("0", None),
+        ("doc9", None),
+        ("gamma", None),
+        ("", None),
+    ],
+)
+def test_resolve_target(target: str, expected: str | None) -> None:
+    assert resolve_target(target, EVIDENCE) == expected
+
+
+def test_exact_numeric_id_beats_position() -> None:
+    ev = [Evidence(id="0", text="a"), Evidence(id="1", text="b"), Evidence(id="2", text="c")]
+    assert resolve_target("1", ev) == "1"  # the evidence whose id is "1", not the first one
+    assert resolve_target("Source 2", ev) == "2"
+    assert resolve_target("3", ev) == "2"  # no id "3": third position
+
+
+# --------------------------------------------------------------------------- verify_citations
+
+
+class DictVerifier:
+    """Scores from a dict keyed by (claim id, cited evidence ids); records every call."""
+
+    name = "dict"
+
+    def __init__(self, scores: dict[tuple[str, tuple[str, ...]], float | None], count_offset: int = 0):
+        self.scores = scores
+        self.calls: list[list[VerificationItem]] = []
+        self.count_offset = count_offset
+
+    def verify(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list[ClaimVerdict]:
+        self.calls.append(list(items))
+        out = []
+        for item in items:
+            key = (item.claim.id, tuple(w.evidence_id for w in item.windows))
+            score = self.scores[key]
+            if score is None:
+                out.append(
+                    ClaimVerdict(
+                        claim_id=item.claim.id, label=Label.unevaluatable, confidence=0.0,
+                        hallucination_score=0.5, reason="window too long", verifier=self.name,
+                    )
+                )
+            else:
+                label = Label.supported if score < 0.5 else Label.unsupported
+                out.append(
+                    ClaimVerdict(
+                        claim_id=item.claim.id, label=label, confidence=0.9,
+                        hallucination_score=score, verifier=self.name,
+                    )
+                )
+        return out[: len(out) - self.count_offset] if self.count_offset else out
+
+
+def make_item(claim: Claim, evidence: list[Evidence]) -> VerificationItem:
+    return VerificationItem(
+        claim=claim,
+        windows=[Window(evidence_id=e.id, start=0, end=len(e.text), text=e.text) for e in evidence],
+    )
+
+
+EV = [
+    Evidence(id="e1", text="The Eiffel Tower is 330 metres tall. Gustave Eiffel called it \u201cLa tour de 300 m\u00e8tres\u201d."),
+    Evidence(id="e2", text="Berlin is the capital of Germany."),
+    Evidence(id="e3", text="The tower opened in  March 1889."),
+]
+
+
+def claim(cid: str, text: str, citations: list[str]) -> Claim:
+    return Claim(id=cid, text=text, start=0, end=len(text), citations=citations)
+
+
+def test_supported_unsupported_and_missing() -> None:
+    claims = [
+        claim("c1", "The Eiffel Tower is 330 metres tall", ["[1]"]),
+        claim("c2", "The tower opened in 1890", ["[3]"]),
+        claim("c3", "It is in Paris", ["[7]"]),
+    ]
+    v = DictVerifier({("c1", ("e1",)): 0.1, ("c2", ("e3",)): 0.9})
+    report = verify_citations(claims, EV, verifier=v, make_item=make_item)
+    r1, r2, r3 = report.results
+    assert (r1.exists, r1.supports, r1.target_ids, r1.claim_id) == (True, True, ["e1"], "c1")
+    assert r1.support_score == pytest.approx(0.9)
+    assert (r2.exists, r2.supports) == (True, False)
+    assert "does not support" in (r2.reason or "")
+    assert (r3.exists, r3.supports, r3.target_ids) == (False, False, [])
+    assert "'7'" in (r3.reason or "") and "not among the evidence" in (r3.reason or "")
+    assert report.attribution_precision == pytest.approx(1 / 3)
+    assert len(v.calls) == 1 and len(v.calls[0]) == 2  # one batched call; the missing source is not sent
+
+
+def test_make_item_sees_only_cited_evidence_per_marker() -> None:
+    claims = [claim("c1", "Berlin is the capital of Germany", ["[2]", "[1, 3]"])]
+    v = DictVerifier({("c1", ("e2",)): 0.05, ("c1", ("e1", "e3")): 0.95})
+    report = verify_citations(claims, EV, verifier=v, make_item=make_item)
+    assert [r.supports for r in report.results] == [True, False]
+    assert [r.target_ids for r in report.results] == [["e2"], ["e1", "e3"]]
+    assert report.attribution_precision == 0.5
+    assert [[w.evidence_id for w in it.windows] for it in v.calls[0]] == [["e2"], ["e1", "e3"]]
+
+
+def test_partially_missing_multi_target_marker_fails() -> None:
+    report = verify_citations(
+        [claim("c1", "Berlin is big", ["[2, 9]"])], EV, verifier=DictVerifier({}), make_item=make_item
+    )
+    (r,) = report.results
+    assert (r.exists, r.supports, r.target_ids) == (False, False, ["e2"])
+    assert report.attribution_precision == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Eiffel called it \u201cla tour de 300 m\u00e8tres\u201d", True),  # case
+        ('Eiffel called it "La  tour de 300\nm\u00e8tres."', True),  # whitespace, straight quotes, period moved inside
+        ('Eiffel called it "La tour ... m\u00e8tres"', True),  # elision
+        ("Eiffel called it \u201cLa tour de 400 m\u00e8tres\u201d", False),
+        ('It is "330 metres tall" and "opened in March 1889"', False),  # second quote is in e3, not e1
+        ("Eiffel built the tower", None),  # nothing quoted
+    ],
+)
+def test_quote_check(text: str, expected: bool | None) -> None:
+    report = verify_citations([claim("c1", text, ["[1]"])], EV, verifier=None, make_item=make_item)
+    assert report.results[0].quote_ok is expected
+    if expected is False:
+        assert "not found in the cited source" in (report.results[0].reason or "")
+
+
+def test_quote_against_missing_source_is_not_ok() -> None:
+    report = verify_citations([claim("c1", 'He said "hello there"', ["[5]"])], EV, verifier=None, make_item=make_item)
+    assert report.results[0].quote_ok is False
+
+
+def test_without_verifier_support_is_unknown() -> None:
+    claims = [claim("c1", "Berlin is the capital", ["[2]"]), claim("c2", "x is y", ["[doc9]"])]
+    report = verify_citations(claims, EV, verifier=None, make_item=make_item)
+    assert [r.supports for r in report.results] == [None, False]
+    assert report.attribution_precision is None
+
+
+def test_no_citations_and_require_citations() -> None:
+    claims = [claim("c1", "Berlin is the capital", []), claim("c2", "Paris is big", ["[1]"])]
+    v = DictVerifier({("c2", ("e1",)): 0.2})
+    report = verify_citations(claims, EV, verifier=v, make_item=make_item, require_citations=True)
+    assert report.uncited_claim_ids == ["c1"]
+    assert verify_citations(claims, EV, verifier=v, make_item=make_item).uncited_claim_ids == []
+    empty = verify_citations([claim("c1", "a b c", [])], EV, verifier=v, make_item=make_item)
+    assert empty.results == [] and empty.attribution_precision is None
+
+
+def test_unevaluatable_verdict_is_not_a_pass() -> None:
+    claims = [claim("c1", "Berlin is the capital", ["[2]"]), claim("c2", "Paris is big", ["[1]"])]
+    v = DictVerifier({("c1", ("e2",)): None, ("c2", ("e1",)): 0.8})
+    report = verify_citations(claims, EV, verifier=v, make_item=make_item)
+    assert report.results[0].supports is None
+    assert "window too long" in (report.results[0].reason or "")
+    assert report.results[1].supports is False
+    assert report.attribution_precision == 0.0  # the unevaluatable citation is left out, not counted as support
+
+
+def test_threshold_is_respected() -> None:
+    claims = [claim("c1", "Berlin is the capital", ["[2]"])]
+    v = DictVerifier({("c1", ("e2",)): 0.4})
+    assert verify_citations(claims, EV, verifier=v, make_item=make_item).results[0].supports is True
+    strict = verify_citations(claims, EV, verifier=v, make_item=make_item, support_threshold=0.3)
+    assert strict.results[0].supports is False
+
+
+def test_verifier_returning_wrong_count_raises() -> None:
+    v = DictVerifier({("c1", ("e2",)): 0.1}, count_offset=1)
+    with pytest.raises(BackendError, match="returned 0 verdicts for 1"):
+        verify_citations([claim("c1", "Berlin", ["[2]"])], EV, verifier=v, make_item=make_item)
+
+
+def test_raw_marker_styles_resolve() -> None:
+    claims = [
+        claim("c1", "a", ["[Source 2]"]),
+        claim("c2", "b", ["<Content3>"]),
+        claim("c3", "c", ["\u30101\u3011"]),
+        claim("c4", "d", ["(Passage 2)"]),
+        claim("c5", "e", ["[e3]"]),
+    ]
+    report = verify_citations(claims, EV, verifier=None, make_item=make_item)
+    assert [r.target_ids for r in report.results] == [["e2"], ["e3"], ["e1"], ["e2"], ["e3"]]
+    assert all(r.exists for r in report.results)
