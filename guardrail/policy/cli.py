@@ -1,0 +1,221 @@
+"""``guardrail guard`` and ``guardrail audit``: registered on the main parser by ``add_commands``.
+
+The main CLI (``guardrail/cli.py``) owns the parser and the exit-code convention (0 done, 2 bad
+input or setup); this module only adds its two sub-commands, so the policy engine can evolve
+without touching the entry point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["add_commands"]
+
+_STYLE = {"respond": "bold green", "caveat": "bold yellow", "regenerate": "bold cyan", "abstain": "bold red", "escalate": "bold magenta"}
+
+
+def add_commands(subparsers: Any, make_guardrail: Callable[..., Any]) -> None:
+    """Register ``guard`` and ``audit``. ``make_guardrail()`` builds the checking facade
+    (called with ``verifier=`` when it accepts it)."""
+    g = subparsers.add_parser("guard", help="check an answer and apply a tenant's policy (respond/caveat/regenerate/abstain/escalate)")
+    g.add_argument("--tenant", required=True, help="tenant id: <policies>/tenants/<tenant>.yaml or <policies>/<tenant>.yaml")
+    g.add_argument("--policies", required=True, type=Path, help="policy directory")
+    g.add_argument("--fallback-to-default", action="store_true", help="use default.yaml for a tenant without a policy file")
+    src = g.add_mutually_exclusive_group(required=True)
+    src.add_argument("--answer", help="answer text, or '-' to read it from stdin")
+    src.add_argument("--answer-file", type=Path, help="file holding the answer")
+    g.add_argument("--context", action="append", default=[], help="a context passage (repeatable)")
+    g.add_argument("--context-file", action="append", type=Path, default=[], help="a file holding one passage (repeatable); .json holds a list")
+    g.add_argument("--question", help="the user's question, if any")
+    g.add_argument("--json", action="store_true", help="print the whole decision as JSON")
+    g.add_argument("--verifier", default="default", help="verifier spec passed to the guardrail")
+    llm = g.add_mutually_exclusive_group()
+    llm.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for regeneration (with --llm-model)")
+    llm.add_argument("--offline-rewriter", action="store_true",
+                     help="regenerate with the deterministic EvidenceRewriter (quotes evidence; not an LLM)")
+    g.add_argument("--llm-model", help="model name for --llm-base-url")
+    g.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    g.add_argument("--audit-db", type=Path, help="append the decision to this SQLite audit log")
+    g.add_argument("--redact", action="store_true", help="store lengths instead of texts in the audit log")
+    g.add_argument("--fail-on", default="", help="comma-separated actions that make the command exit 1 (e.g. abstain,escalate)")
+    g.set_defaults(func=lambda args: _cmd_guard(args, make_guardrail))
+
+    a = subparsers.add_parser("audit", help="list and summarise decisions in an audit log")
+    a.add_argument("--db", required=True, type=Path, help="SQLite audit log written by guard")
+    a.add_argument("--last", type=int, default=20, metavar="N", help="show the N most recent decisions (default 20)")
+    a.add_argument("--tenant", help="only this tenant")
+    a.add_argument("--summary", action="store_true", help="hallucination rate, actions and reasons instead of rows")
+    a.add_argument("--drift-target", type=float, help="expected hallucination rate: adds a CUSUM drift check to --summary")
+    a.add_argument("--json", action="store_true", help="JSON output")
+    a.set_defaults(func=_cmd_audit)
+
+
+# --------------------------------------------------------------------------- guard
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} file {path} is not valid UTF-8 (byte {exc.start})") from exc
+
+
+def _context(args: argparse.Namespace) -> list[Any]:
+    docs: list[Any] = list(args.context)
+    for path in args.context_file:
+        text = _read(path, "context")
+        if path.suffix == ".json":
+            try:
+                loaded = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
+            docs.extend(loaded if isinstance(loaded, list) else [loaded])
+        else:
+            docs.append({"id": path.stem, "text": text, "source": str(path)})
+    return docs
+
+
+def _llm(args: argparse.Namespace) -> Any:
+    if args.offline_rewriter:
+        from ._rewriter import EvidenceRewriter
+
+        return EvidenceRewriter()
+    if args.llm_base_url:
+        if not args.llm_model:
+            raise InputError("--llm-base-url needs --llm-model")
+        from ..llm import OpenAIChat
+
+        return OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
+    return None
+
+
+def _build(make_guardrail: Callable[..., Any], verifier: str) -> Any:
+    try:
+        params = inspect.signature(make_guardrail).parameters
+    except (TypeError, ValueError):
+        params = {}
+    return make_guardrail(verifier=verifier) if "verifier" in params else make_guardrail()
+
+
+def _cmd_guard(args: argparse.Namespace, make_guardrail: Callable[..., Any]) -> int:
+    from ._audit import AuditLog
+    from ._guard import guard
+    from ._policy import Action
+    from ._store import PolicyStore
+
+    fail_on = {s.strip() for s in args.fail_on.split(",") if s.strip()}
+    unknown = fail_on - {a.value for a in Action}
+    if unknown:
+        raise InputError(f"--fail-on: unknown action(s) {sorted(unknown)}; choose from {[a.value for a in Action]}")
+    policy = PolicyStore(args.policies, fallback_to_default=args.fallback_to_default).get(args.tenant)
+    if args.answer_file:
+        answer = _read(args.answer_file, "answer")
+    else:
+        answer = sys.stdin.read() if args.answer == "-" else args.answer
+    context = _context(args)
+    guardrail = _build(make_guardrail, args.verifier)
+    audit = AuditLog(args.audit_db, redact=args.redact) if args.audit_db else None
+    try:
+        decision = guard(answer, context, check=guardrail.check, policy=policy, llm=_llm(args), audit=audit,
+                         tenant=args.tenant, question=args.question)
+    finally:
+        if audit is not None:
+            audit.close()
+    if args.json:
+        print(decision.model_dump_json(indent=2))
+    else:
+        print_decision(decision, tenant=args.tenant)
+    return 1 if decision.action.value in fail_on else 0
+
+
+def print_decision(decision: Any, *, tenant: str | None = None, console: Any = None) -> None:
+    """Action, reasons and final text, for people."""
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    console = console or Console()
+    head = Text()
+    head.append(decision.action.value.upper(), style=_STYLE.get(decision.action.value, "bold"))
+    head.append(f"  ({decision.code.value})  policy {decision.policy_name} {decision.policy_hash[:12]}")
+    if tenant:
+        head.append(f"  tenant {tenant}")
+    if decision.attempts:
+        head.append(f"  regeneration attempts: {len(decision.attempts)}")
+    console.print(head)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("reason", "asks", "claims", "detail"):
+        table.add_column(col, overflow="fold")
+    for r in decision.reasons:
+        table.add_row(r.code.value, Text(r.action.value, style=_STYLE.get(r.action.value, "")), ", ".join(r.claim_ids), Text(r.message))
+    console.print(table)
+    console.print(Panel(Text(decision.final_text), title="shown to the user", title_align="left"))
+
+
+# --------------------------------------------------------------------------- audit
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ._audit import AuditLog, DriftConfig
+
+    if not args.db.exists():
+        raise InputError(f"audit log {args.db} does not exist")
+    drift = DriftConfig(target_rate=args.drift_target) if args.drift_target is not None else None
+    with AuditLog(args.db, drift=drift) as log:
+        if args.summary:
+            summary = log.summary(args.tenant)
+            if args.json:
+                print(summary.model_dump_json(indent=2))
+                return 0
+            console = Console()
+            t = Table(title=f"audit summary{' for ' + args.tenant if args.tenant else ''}", show_header=False)
+            rate = "n/a" if summary.hallucination_rate is None else f"{summary.hallucination_rate:.1%} of {summary.checked}"
+            rows = [
+                ("decisions", str(summary.total)),
+                ("hallucination rate", rate),
+                ("actions", ", ".join(f"{k} {v}" for k, v in sorted(summary.actions.items()))),
+                ("reasons", ", ".join(f"{k} {v}" for k, v in sorted(summary.reasons.items(), key=lambda kv: -kv[1]))),
+                ("regenerations", f"{summary.regenerations}" + ("" if summary.regeneration_success_rate is None else f" ({summary.regeneration_success_rate:.0%} succeeded)")),
+                ("mean latency", "n/a" if summary.mean_latency_ms is None else f"{summary.mean_latency_ms:.1f} ms"),
+            ]
+            if summary.drift is not None:
+                d = summary.drift
+                rows.append(("drift (CUSUM)", f"{'ALERT' if d.alert else 'ok'}: S={d.statistic:.2f} (h={d.config.threshold:g}, "
+                                               f"target {d.config.target_rate:.1%}) over {d.samples}"))
+            for k, v in rows:
+                t.add_row(k, v)
+            console.print(t)
+            return 0
+        records = log.last(args.last, tenant=args.tenant)
+    if args.json:
+        print(json.dumps([r.model_dump(exclude={"decision_json"}) for r in records], indent=2))
+        return 0
+    console = Console()
+    t = Table(title=f"last {len(records)} decision(s)", box=None, pad_edge=False, header_style="bold")
+    for col in ("id", "time (UTC)", "tenant", "action", "code", "score", "flagged", "tries", "ms"):
+        t.add_column(col, overflow="fold")
+    for r in records:
+        t.add_row(
+            str(r.id), datetime.fromtimestamp(r.ts, timezone.utc).strftime("%m-%d %H:%M:%S"), r.tenant,
+            f"[{_STYLE.get(r.action, '')}]{r.action}[/]", r.code,
+            "-" if r.hallucination_score is None else f"{r.hallucination_score:.2f}",
+            "-" if r.n_claims is None else f"{r.n_flagged}/{r.n_claims}",
+            str(r.attempts), "-" if r.latency_ms is None else f"{r.latency_ms:.0f}",
+        )
+    console.print(t)
+    return 0
