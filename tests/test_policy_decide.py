@@ -333,3 +333,12 @@ def test_policy_hash_tracks_effective_settings_only():
     a, b = Policy(name="x"), Policy(name="x", extends="default")
     assert a.content_hash == b.content_hash
     assert Policy(name="x", rules={"contradiction": {"max_count": 1}}).content_hash != a.content_hash
+
+
+def test_no_evidence_is_the_root_cause_over_the_checks_it_made_impossible():
+    answer = "Paris is in France."
+    r = make_report(answer, [{"text": answer, "label": "unevaluatable", "reason": "no context"}], evidence=[],
+                    skipped=[SkippedCheck(check="evidence", reason="no context was given", claim_ids=["c1"])])
+    d = decide(r, pol())
+    assert d.action is Action.abstain and d.code is ReasonCode.no_relevant_evidence
+    assert {x.check for x in d.reasons if x.code is ReasonCode.check_failed} == {"evidence", "verify"}

@@ -311,3 +311,14 @@ def test_evidence_rewriter_end_to_end_drops_an_unsupported_claim():
     d = regenerate(answer, r, check=check, llm=EvidenceRewriter(), policy=policy(rules={"flagged": {"action": "regenerate"}}))
     assert d.action is Action.regenerate
     assert d.final_text == "The Eiffel Tower is 330 metres tall. The tower is repainted every seven years."
+
+
+def test_langchain_chat_model_is_accepted():
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    r = check(ANSWER)
+    lc = FakeListChatModel(responses=[json.dumps({claim_id_of(r, WRONG): RIGHT})])
+    d = regenerate(ANSWER, r, check=check, llm=lc, policy=policy())
+    assert d.action is Action.regenerate and RIGHT in d.final_text
+    with pytest.raises(TypeError, match="chat"):
+        regenerate(ANSWER, r, check=check, llm=object(), policy=policy())

@@ -182,6 +182,10 @@ def _reasons(report: CheckReport, policy: Policy, a: Analysis) -> list[Reason]:
     r: list[Reason] = []
     rules, cit = policy.rules, policy.citations
 
+    # 0. No evidence at all: the root cause of every check below that could not run.
+    if report.claims and not report.evidence:
+        r.append(Reason(code=ReasonCode.no_relevant_evidence, action=rules.no_evidence.action, message="no evidence was given"))
+
     # 1. Checks that could not run.
     skipped: list[SkippedCheck] = list(report.skipped)
     names = {s.check for s in skipped}
@@ -199,9 +203,7 @@ def _reasons(report: CheckReport, policy: Policy, a: Analysis) -> list[Reason]:
         r.append(_failure("verify", f"{len(a.unevaluated)} claim(s) not evaluated: {why}", a.unevaluated, policy))
 
     # 2. Evidence that cannot answer at all.
-    if report.claims and not report.evidence:
-        r.append(Reason(code=ReasonCode.no_relevant_evidence, action=rules.no_evidence.action, message="no evidence was given"))
-    elif a.evaluated and len(a.unsupported) == len(a.evaluated):
+    if report.evidence and a.evaluated and len(a.unsupported) == len(a.evaluated):
         r.append(Reason(
             code=ReasonCode.no_relevant_evidence, action=rules.no_evidence.action, claim_ids=a.unsupported,
             message=f"none of the {len(a.evaluated)} evaluated claim(s) is supported or contradicted by the evidence",

@@ -30,7 +30,7 @@ from ._decision import Attempt, Decision, Reason, analyse, decide, text_for
 from ._policy import SEVERITY, Action, Policy, ReasonCode
 from ._text import best_sentences
 
-__all__ = ["ChatLike", "corrective_messages", "parse_rewrites", "splice", "regenerate", "aregenerate", "fallback_decision"]
+__all__ = ["ChatLike", "as_chat_model", "corrective_messages", "parse_rewrites", "splice", "regenerate", "aregenerate", "fallback_decision"]
 
 log = logging.getLogger("guardrail.policy")
 
@@ -416,6 +416,18 @@ async def _ask_async(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[],
 # --------------------------------------------------------------------------- drivers
 
 
+def as_chat_model(llm: Any) -> Any:
+    """Anything with ``chat`` is used as is; a LangChain chat model is wrapped in ``LangChainChat``."""
+    if callable(getattr(llm, "chat", None)) or callable(getattr(llm, "achat", None)):
+        return llm
+    if callable(getattr(llm, "invoke", None)):
+        from ..llm import LangChainChat
+
+        return LangChainChat(llm)
+    raise TypeError(f"llm must have chat(messages) (a guardrail.llm.ChatModel) or be a LangChain chat model, got {type(llm).__name__}")
+
+
+
 def regenerate(
     answer: str,
     report: CheckReport,
@@ -434,6 +446,7 @@ def regenerate(
     the retries, and re-check failures, end in the fallback rather than an exception.
     """
     first = _start(answer, report, policy, decision)
+    llm = as_chat_model(llm)
     t0 = clock()
     gen = _loop(report, policy, first, clock)
     send: Any = None
@@ -463,6 +476,7 @@ async def aregenerate(
 ) -> Decision:
     """Async ``regenerate``: ``llm.achat`` when it has one, ``check`` may be sync or async."""
     first = _start(answer, report, policy, decision)
+    llm = as_chat_model(llm)
     t0 = clock()
     gen = _loop(report, policy, first, clock)
     send: Any = None
