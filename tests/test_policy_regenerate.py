@@ -322,3 +322,14 @@ def test_langchain_chat_model_is_accepted():
     assert d.action is Action.regenerate and RIGHT in d.final_text
     with pytest.raises(TypeError, match="chat"):
         regenerate(ANSWER, r, check=check, llm=object(), policy=policy())
+
+
+def test_evidence_rewriter_reads_the_answer_from_the_corrective_prompt():
+    answer = RIGHT + " " + WRONG
+    r = check(answer)
+    cid = claim_id_of(r, WRONG)
+    msgs = corrective_messages(r, [c for c in r.claims if c.id == cid], policy())
+    assert json.loads(EvidenceRewriter().chat(msgs)) == {cid: ""}  # the answer already says it: drop, don't repeat
+    lone = check(WRONG)
+    msgs = corrective_messages(lone, lone.claims, policy())
+    assert json.loads(EvidenceRewriter().chat(msgs)) == {lone.claims[0].id: RIGHT}

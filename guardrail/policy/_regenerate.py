@@ -35,6 +35,7 @@ __all__ = ["ChatLike", "as_chat_model", "corrective_messages", "parse_rewrites",
 log = logging.getLogger("guardrail.policy")
 
 REQUEST_OPEN, REQUEST_CLOSE = "<flagged_claims>", "</flagged_claims>"
+ANSWER_OPEN, ANSWER_CLOSE = "Original answer:\n<<<\n", "\n>>>\n"
 
 
 @runtime_checkable
@@ -96,11 +97,11 @@ def corrective_messages(report: CheckReport, targets: Sequence[Claim], policy: P
             item["why"] = v.reason
         item["evidence"] = _evidence_for(claim, v, report, policy.regenerate.max_evidence_chars)
         claims.append(item)
-    payload = {"answer": report.answer, "question": report.question, "claims": claims}
+    payload = {"claims": claims}
     system = SYSTEM_PROMPT + (f"\n{policy.regenerate.instructions.strip()}" if policy.regenerate.instructions.strip() else "")
     user = (
         ("Question:\n" + report.question + "\n\n" if report.question else "")
-        + "Original answer:\n<<<\n" + report.answer + "\n>>>\n\n"
+        + ANSWER_OPEN + report.answer + ANSWER_CLOSE + "\n"
         + "Flagged claims, with their verdict and the evidence (JSON):\n"
         + REQUEST_OPEN + "\n" + json.dumps(payload, ensure_ascii=False, indent=1) + "\n" + REQUEST_CLOSE + "\n\n"
         + "Return the JSON object with keys " + ", ".join(json.dumps(c.id) for c in targets) + "."

@@ -17,13 +17,14 @@ import re
 from typing import Any
 
 from ..errors import LLMResponseError
-from ._regenerate import REQUEST_CLOSE, REQUEST_OPEN
+from ._regenerate import ANSWER_CLOSE, ANSWER_OPEN, REQUEST_CLOSE, REQUEST_OPEN
 from ._text import overlap, sentences
 
 __all__ = ["EvidenceRewriter"]
 
 _MARKER = re.compile(r"\[[^\[\]]{1,40}\]")
 _TRAILING_MARKER = re.compile(r"\s*\[[^\[\]]{1,40}\]\s*([.!?]?)\s*$")
+_ANSWER = re.compile(re.escape(ANSWER_OPEN) + r"(.*?)" + re.escape(ANSWER_CLOSE), re.S)
 _REQUEST = re.compile(re.escape(REQUEST_OPEN) + r"\s*(.*?)\s*" + re.escape(REQUEST_CLOSE), re.S)
 
 
@@ -44,15 +45,18 @@ class EvidenceRewriter:
     def __repr__(self) -> str:
         return f"EvidenceRewriter(min_overlap={self.min_overlap})"
 
-    def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def _request(self, messages: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        """The structured request and the original answer from the last corrective message."""
         for msg in reversed(messages):
             content = msg.get("content") if isinstance(msg, dict) else getattr(msg, "content", None)
             m = _REQUEST.search(content or "") if isinstance(content, str) else None
             if m:
                 try:
-                    return json.loads(m.group(1))
+                    req = json.loads(m.group(1))
                 except json.JSONDecodeError as exc:
                     raise LLMResponseError(f"EvidenceRewriter: the request block is not JSON: {exc}") from exc
+                a = _ANSWER.search(content)
+                return req, a.group(1) if a else ""
         raise LLMResponseError(
             f"EvidenceRewriter only answers corrective requests ({REQUEST_OPEN}...{REQUEST_CLOSE}); none found in the messages"
         )
@@ -85,8 +89,7 @@ class EvidenceRewriter:
         return best
 
     def chat(self, messages: list[dict[str, Any]], **kw: Any) -> str:
-        req = self._request(messages)
-        answer = req.get("answer") or ""
+        req, answer = self._request(messages)
         out = {}
         for claim in req.get("claims", []):
             docs = [e for e in claim.get("evidence", []) if isinstance(e, dict)]
