@@ -143,6 +143,19 @@ class OpenAIChat:
     def __repr__(self) -> str:
         return f"OpenAIChat(model={self.config.model!r}, base_url={self.config.base_url!r})"
 
+    def close(self) -> None:
+        """Close the sync HTTP connection pool (async pools close with their event loop's clients)."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def __enter__(self) -> "OpenAIChat":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def _where(self) -> str:
         return f"model {self.config.model!r} at {self.config.base_url}"
@@ -466,6 +479,8 @@ def chat_json(model: ChatModel, messages: Sequence[Message], schema: type[M], *,
     Raises ``LLMResponseError`` (with ``last_output``) when no reply validates after
     ``repair_attempts`` extra turns; endpoint failures propagate as the model raised them.
     """
+    if repair_attempts < 0:
+        raise ValueError("repair_attempts must be >= 0")
     convo = list(messages)
     hint = schema.model_json_schema()
     for turn in range(repair_attempts + 1):
@@ -482,6 +497,8 @@ def chat_json(model: ChatModel, messages: Sequence[Message], schema: type[M], *,
 async def achat_json(model: ChatModel, messages: Sequence[Message], schema: type[M], *, repair_attempts: int = 1,
                      **kw: Any) -> M:
     """Async twin of ``chat_json``."""
+    if repair_attempts < 0:
+        raise ValueError("repair_attempts must be >= 0")
     convo = list(messages)
     hint = schema.model_json_schema()
     for turn in range(repair_attempts + 1):

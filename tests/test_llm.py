@@ -344,3 +344,13 @@ def test_locate_quote_rejects_what_is_not_there():
     assert locate_quote(TEXT, "The Statue of Liberty is green") is None
     assert locate_quote(TEXT, "") is None
     assert locate_quote("", "anything") is None
+
+
+def test_client_closes_and_reopens(openai_stub):
+    openai_stub.add("one", "two")
+    with client(openai_stub) as llm:
+        assert llm.chat(USER) == "one"
+    assert llm._client is None
+    assert llm.chat(USER) == "two"  # a closed client reconnects lazily
+    with pytest.raises(ValueError):
+        chat_json(llm, USER, Verdict, repair_attempts=-1)
