@@ -66,7 +66,11 @@ _PAREN_ITEM = re.compile(rf"(?:({_PLABEL})\s*#?\s*)?({_NUM})(?:\s*:\s*\d+)?", re
 _SPLIT_ITEMS = re.compile(r"\s*[,;]\s*")
 _RANGE = re.compile(rf"^({_NUM})\s*[-\u2013]\s*({_NUM})$")
 _LABELLED_NUM = re.compile(rf"^{_LABEL}[\s_#:-]*({_NUM})$", re.IGNORECASE)
-_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)
+# Fenced code (fences at the start of a line, as in markdown; an unclosed fence runs to the end) and inline code.
+_CODE = re.compile(
+    r"^[ \t]{0,3}(`{3,}|~{3,}).*?(?:^[ \t]{0,3}\1|\Z)|`[^`\n]+`",
+    re.DOTALL | re.MULTILINE,
+)
 #: Ranges longer than this are kept as one unresolvable target rather than expanded.
 _MAX_RANGE = 50
 
@@ -106,6 +110,8 @@ def _is_array_or_link(text: str, start: int, end: int) -> bool:
 
 def parse_markers(text: str) -> list[CitationMarker]:
     """Every citation marker in ``text``, in order, with offsets such that ``text[start:end] == raw``."""
+    if "[" not in text and "(" not in text and "<" not in text and "\u3010" not in text:
+        return []
     code = [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
     found: list[CitationMarker] = []
     for pattern, group in ((_BRACKET, "b"), (_LENTICULAR, "l"), (_TAG, "t"), (_PAREN, "p")):
