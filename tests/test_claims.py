@@ -364,6 +364,7 @@ def _ragtruth() -> list[str]:
     return [r["response"] for r in rows]
 
 
+@pytest.mark.data
 def test_ragtruth_responses_keep_offsets() -> None:
     extractor = SentenceClaimExtractor()
     for text in _ragtruth():
@@ -546,3 +547,12 @@ def test_no_factual_text_lost() -> None:
 def test_empty_answer() -> None:
     assert SentenceClaimExtractor().extract("") == []
     assert split_sentences("") == []
+
+
+def test_quotations_are_not_cut_by_repairs() -> None:
+    text = 'Passage 1: "The results show the price range. Use the average price." Then it is hit or miss. Overall fine.'
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        'Passage 1: "The results show the price range. Use the average price."',
+        "Then it is hit or miss.",
+        "Overall fine.",
+    ]
