@@ -1,0 +1,214 @@
+"""``GuardedQueryEngine``: any LlamaIndex query engine, its answer checked against its own sources.
+
+The check belongs after synthesis (the answer must exist), so this wraps the engine rather than
+sitting in the retrieval pipeline. Both ``query`` and ``aquery`` are implemented; the async path
+awaits the engine's ``aquery`` and runs the CPU-bound check in a worker thread, so it never
+blocks the event loop. The engine holds configuration only: nothing of one query is stored on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+
+from guardrail.errors import ConfigError, InputError
+from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard
+from guardrail.types import Evidence
+
+__all__ = ["GuardedQueryEngine", "nodes_to_evidence"]
+
+_DEFAULT_POLICY = Policy(name="default")
+#: Key of the ``Decision`` in ``Response.metadata``.
+DECISION_KEY = "guardrail"
+
+
+def nodes_to_evidence(nodes: Sequence[NodeWithScore], *, id_key: str = "evidence_id") -> list[Evidence]:
+    """Source nodes as evidence: ``metadata[id_key]`` as id (set by ``GuardrailNodePostprocessor``),
+    else the 1-based position; the text without metadata, as the passage itself reads."""
+    out = []
+    for i, nws in enumerate(nodes, 1):
+        node = nws.node
+        meta = dict(node.metadata or {})
+        eid = meta.get(id_key)
+        source = meta.get("source") or meta.get("file_name") or meta.get("title") or node.node_id
+        meta.update({"node_id": node.node_id, "score": nws.score})
+        out.append(Evidence(
+            id=str(eid) if eid is not None else str(i),
+            text=node.get_content(metadata_mode=MetadataMode.NONE),
+            source=str(source),
+            metadata={k: v for k, v in meta.items() if v is None or isinstance(v, (str, int, float, bool, list, dict))},
+        ))
+    return out
+
+
+class GuardedQueryEngine(BaseQueryEngine):
+    """Wraps a query engine: checks ``response.source_nodes`` against the response, applies the policy.
+
+    Returns a ``Response`` whose text is the decision's final text, with the original source
+    nodes and the ``Decision`` in ``response.metadata["guardrail"]``.
+
+    Args:
+        query_engine: any LlamaIndex query engine.
+        guardrail: a ``guardrail.Guardrail`` or any ``check(answer, context[, question])``; None builds
+            ``Guardrail()`` on first use.
+        policy: a ``Policy``, a ``PolicyStore`` / mapping / callable resolved with ``tenant``; None:
+            the default policy.
+        tenant: tenant id for the policy lookup and the audit (``for_tenant`` gives a per-tenant view).
+        llm: model for regeneration: a LlamaIndex LLM or a guardrail ``ChatModel``; None: no
+            regeneration (the policy fallback applies).
+        audit: a ``guardrail.policy.AuditLog`` recording every decision.
+        id_key: node metadata key holding the evidence id.
+    """
+
+    def __init__(
+        self,
+        query_engine: BaseQueryEngine,
+        *,
+        guardrail: Any = None,
+        policy: Policy | PolicyStore | Mapping[str, Policy] | Callable[[str], Policy] | None = None,
+        tenant: str = "default",
+        llm: Any = None,
+        audit: Any = None,
+        id_key: str = "evidence_id",
+    ) -> None:
+        if not isinstance(query_engine, BaseQueryEngine):
+            raise TypeError(f"GuardedQueryEngine wraps a llama-index query engine, got {type(query_engine).__name__}")
+        if not (policy is None or isinstance(policy, (Policy, PolicyStore, Mapping)) or callable(policy)):
+            raise TypeError(f"policy must be a Policy, PolicyStore, mapping or callable, got {type(policy).__name__}")
+        super().__init__(callback_manager=query_engine.callback_manager)
+        self._engine = query_engine
+        self._checker = guardrail if isinstance(guardrail, _Lazy) else _Lazy(guardrail)
+        self._policy = policy
+        self.tenant = tenant
+        self._llm = _as_chat(llm)
+        self._audit = audit
+        self._id_key = id_key
+
+    def for_tenant(self, tenant: str) -> GuardedQueryEngine:
+        """The same engine, guardrail and policies, deciding under ``tenant``'s policy."""
+        return GuardedQueryEngine(self._engine, guardrail=self._checker, policy=self._policy, tenant=tenant,
+                                  llm=self._llm, audit=self._audit, id_key=self._id_key)
+
+    @property
+    def query_engine(self) -> BaseQueryEngine:
+        return self._engine
+
+    def _get_prompt_modules(self) -> dict[str, Any]:
+        return {"query_engine": self._engine}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _checks(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        g = self._checker.get()
+        check = getattr(g, "check", None)
+        if callable(check):
+            return check, getattr(g, "acheck", check)
+        if callable(g):
+            return g, g
+        raise ConfigError(f"guardrail must be a Guardrail or a check callable, got {type(g).__name__}", field="guardrail")
+
+    def _policy_for(self) -> Policy:
+        p, tenant = self._policy, self.tenant
+        if p is None:
+            return _DEFAULT_POLICY
+        if isinstance(p, Policy):
+            return p
+        if isinstance(p, PolicyStore):
+            return p.get(tenant)
+        if isinstance(p, Mapping):
+            if tenant not in p:
+                raise ConfigError(f"no policy for tenant {tenant!r} (known: {', '.join(sorted(p)) or 'none'})", field="policy")
+            return p[tenant]
+        found = p(tenant)
+        if not isinstance(found, Policy):
+            raise ConfigError(f"policy callable returned {type(found).__name__} for tenant {tenant!r}, not a Policy", field="policy")
+        return found
+
+    @staticmethod
+    def _text(response: Any) -> str:
+        if not isinstance(response, Response):
+            raise InputError(f"GuardedQueryEngine checks text responses; the engine returned {type(response).__name__}")
+        return response.response or ""
+
+    def _finish(self, response: Response, decision: Decision | None, why: str | None = None) -> Response:
+        meta = dict(response.metadata or {})
+        meta[DECISION_KEY] = decision
+        if why:
+            meta["guardrail_skipped"] = why
+        text = decision.final_text if decision is not None else response.response
+        return Response(response=text, source_nodes=list(response.source_nodes), metadata=meta)
+
+    def _kwargs(self, policy: Policy, question: str) -> dict[str, Any]:
+        return {"policy": policy, "llm": self._llm, "audit": self._audit, "tenant": self.tenant, "question": question or None}
+
+    # ------------------------------------------------------------------ query
+
+    def _query(self, query_bundle: QueryBundle) -> Response:
+        response = self._engine.query(query_bundle)
+        if isinstance(response, StreamingResponse):
+            response = response.get_response()
+        answer = self._text(response)
+        if not answer.strip():
+            return self._finish(response, None, "the engine returned an empty answer: nothing to check or show")
+        check, _ = self._checks()
+        evidence = nodes_to_evidence(response.source_nodes, id_key=self._id_key)
+        decision = guard(answer, evidence, check=check, **self._kwargs(self._policy_for(), query_bundle.query_str))
+        return self._finish(response, decision)
+
+    async def _aquery(self, query_bundle: QueryBundle) -> Response:
+        response = await self._engine.aquery(query_bundle)
+        if isinstance(response, AsyncStreamingResponse):
+            response = await response.get_response()
+        elif isinstance(response, StreamingResponse):
+            response = await asyncio.to_thread(response.get_response)
+        answer = self._text(response)
+        if not answer.strip():
+            return self._finish(response, None, "the engine returned an empty answer: nothing to check or show")
+        # Loading a policy file or the default models is blocking I/O: off the event loop.
+        policy = await asyncio.to_thread(self._policy_for)
+        if not self._checker.ready:
+            await asyncio.to_thread(self._checker.get)
+        _, acheck = self._checks()
+        evidence = nodes_to_evidence(response.source_nodes, id_key=self._id_key)
+        decision = await aguard(answer, evidence, check=acheck, **self._kwargs(policy, query_bundle.query_str))
+        return self._finish(response, decision)
+
+
+class _Lazy:
+    """The guardrail given, or ``Guardrail()`` built once on first use; shared by ``for_tenant`` views."""
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+        self._lock = threading.Lock()
+
+    @property
+    def ready(self) -> bool:
+        return self._value is not None
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._value is None:
+                from guardrail import Guardrail
+
+                self._value = Guardrail()
+            return self._value
+
+
+def _as_chat(llm: Any) -> Any:
+    from llama_index.core.llms import LLM
+
+    if llm is None:
+        return None
+    if isinstance(llm, LLM):
+        from ._llm import LlamaIndexChat
+
+        return LlamaIndexChat(llm)
+    if callable(getattr(llm, "chat", None)):
+        return llm
+    raise TypeError(f"llm must be a llama-index LLM or a guardrail ChatModel, got {type(llm).__name__}")
