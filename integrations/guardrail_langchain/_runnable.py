@@ -160,6 +160,16 @@ def _as_context(value: Any, id_key: str) -> Any:
     return value
 
 
+class _Lazy:
+    """Helpers derived from the configuration, built on first use (the default Guardrail loads models)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.guardrail: Any = None
+        self.chain_llm: BaseChatModel | None = None
+        self.searched = False
+
+
 @dataclass
 class _Call:
     """One invocation's state. Created inside invoke / stream, never stored on the runnable."""
@@ -248,10 +258,8 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
     audit: Any = Field(default=None, description="A guardrail.policy.AuditLog that records every decision, or None.")
     return_decision: bool = Field(default=False, description="Return GuardedOutput / GuardedChunk instead of the bare output (see with_report).")
 
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-    _built_guardrail: Any = PrivateAttr(default=None)
-    _chain_llm: Any = PrivateAttr(default=None)
-    _chain_llm_searched: bool = PrivateAttr(default=False)
+    # Built once from the configuration and shared with with_report() copies; no per-call state.
+    _lazy: _Lazy = PrivateAttr(default_factory=lambda: _Lazy())
 
     def __init__(self, chain: Runnable | Any | None = None, **kwargs: Any) -> None:
         super().__init__(chain=chain, **kwargs)
@@ -300,12 +308,13 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
     def _guardrail(self) -> Any:
         if self.guardrail is not None:
             return self.guardrail
-        with self._lock:
-            if self._built_guardrail is None:
+        lazy = self._lazy
+        with lazy.lock:
+            if lazy.guardrail is None:
                 from guardrail import Guardrail
 
-                self._built_guardrail = Guardrail()
-            return self._built_guardrail
+                lazy.guardrail = Guardrail()
+            return lazy.guardrail
 
     def _checks(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         g = self._guardrail()
@@ -337,11 +346,12 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         """The rewrite model for one invocation, its calls traced under ``config`` (our child config)."""
         model: Any = self.llm
         if model is None and self.find_chain_llm and self.chain is not None:
-            with self._lock:
-                if not self._chain_llm_searched:
-                    self._chain_llm = find_chat_model(self.chain)
-                    self._chain_llm_searched = True
-                model = self._chain_llm
+            lazy = self._lazy
+            with lazy.lock:
+                if not lazy.searched:
+                    lazy.chain_llm = find_chat_model(self.chain)
+                    lazy.searched = True
+                model = lazy.chain_llm
         if isinstance(model, BaseChatModel):
             return _TracedChat(model, patch_config(config, run_name="guardrail_regeneration"))
         return model
@@ -449,7 +459,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         conf = config.get("configurable") or {}
         tenant = conf.get("tenant_id") or "default"
         policy = await asyncio.to_thread(self._policy_for, tenant) if isinstance(tenant, str) else None
-        if self.guardrail is None and self._built_guardrail is None:
+        if self.guardrail is None and self._lazy.guardrail is None:
             await asyncio.to_thread(self._guardrail)
         return self._start(input, config, run_manager, policy)
 
