@@ -158,3 +158,30 @@ def test_strict_tenant_regenerates_with_the_offline_rewriter():
 def test_policy_loaded_from_file_is_usable_directly():
     p = load_policy(REPO / "policies" / "tenants" / "internal-search.yaml")
     assert guard(SUPPORTED, CONTEXT, check=lexical_check, policy=p).policy_hash == LENIENT.content_hash
+
+
+def test_demo_answers_with_the_real_sentence_extractor_stay_well_formed():
+    """The project's extractor leaves "[1]." outside the claim; rewrites and drops must fit around it."""
+    from guardrail.claims import SentenceClaimExtractor
+    from guardrail.policy.demo import CONTEXT as DEMO_CONTEXT, EXAMPLES
+
+    ex = SentenceClaimExtractor()
+
+    def check(answer, context, question=None):
+        return lexical_check(answer, context, question, extractor=ex)
+
+    assert ex.extract(EXAMPLES[1][2])[0].text == "Common side effects include nausea and diarrhoea"  # the shape under test
+    got = {}
+    for title, question, answer in EXAMPLES:
+        for tenant, p in (("healthcare", STRICT), ("internal-search", LENIENT)):
+            d = guard(answer, DEMO_CONTEXT, check=check, policy=fast(p), llm=EvidenceRewriter(), question=question)
+            got[(title, tenant)] = d
+    d = got[("one unsupported claim", "healthcare")]
+    assert d.action is Action.regenerate
+    assert d.final_text == "Common side effects include nausea and diarrhoea [1]. Amoxicillin is a penicillin antibiotic [1]."
+    d = got[("wrong dose", "internal-search")]
+    assert d.action is Action.regenerate
+    assert d.final_text == ("The usual adult dose is 500 mg every 8 hours [1]. "
+                            "Doxycycline is a common alternative for patients with a penicillin allergy [2].")
+    assert got[("grounded answer", "healthcare")].action is Action.respond
+    assert got[("wrong dose", "healthcare")].action is Action.abstain

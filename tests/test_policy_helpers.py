@@ -86,16 +86,22 @@ def _as_evidence(context: Any) -> list[Evidence]:
 _NUM = re.compile(r"\d")
 
 
-def lexical_check(answer: str, context: Any, question: str | None = None, *, threshold: float = 0.5) -> CheckReport:
-    """Sentence claims; supported when every content word of the claim is in one evidence sentence,
-    contradicted when most are but a number differs, unsupported otherwise."""
+def lexical_check(answer: str, context: Any, question: str | None = None, *, threshold: float = 0.5,
+                  extractor: Any = None) -> CheckReport:
+    """Sentence claims (or ``extractor.extract(answer)``'s); supported when every content word of
+    the claim is in one evidence sentence, contradicted when most are but a number differs,
+    unsupported otherwise."""
     evidence = _as_evidence(context)
     claims, verdicts = [], []
-    for i, (s, e) in enumerate(sentences(answer), 1):
-        text = answer[s:e]
-        markers = [f"[{m}]" for m in _MARK.findall(text)]
-        bare = _MARK.sub("", text)
-        claims.append(Claim(id=f"c{i}", text=text, start=s, end=e, citations=markers))
+    if extractor is not None:
+        extracted = extractor.extract(answer)
+    else:
+        extracted = [Claim(id=f"c{i}", text=answer[s:e], start=s, end=e, citations=[f"[{m}]" for m in _MARK.findall(answer[s:e])])
+                     for i, (s, e) in enumerate(sentences(answer), 1)]
+    for i, claim in enumerate(extracted, 1):
+        claim = claim.model_copy(update={"id": f"c{i}"})
+        bare = _MARK.sub("", claim.text)
+        claims.append(claim)
         best = (0.0, None, 0, 0)
         for ev in evidence:
             for es, ee in sentences(ev.text):

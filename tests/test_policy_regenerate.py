@@ -333,3 +333,33 @@ def test_evidence_rewriter_reads_the_answer_from_the_corrective_prompt():
     lone = check(WRONG)
     msgs = corrective_messages(lone, lone.claims, policy())
     assert json.loads(EvidenceRewriter().chat(msgs)) == {lone.claims[0].id: RIGHT}
+
+
+# --------------------------------------------------------------------------- claims without their marker and full stop
+
+CITED = "Side effects include nausea [1]. Amoxicillin is a penicillin [1]. It is best taken with juice [1].\nAsk your doctor."
+
+
+def _outside(text: str, answer: str = CITED, kind: str = "sentence") -> Claim:
+    """A claim shaped like the sentence extractor's: marker and full stop left outside."""
+    start = answer.index(text)
+    return Claim(id="x", text=text, start=start, end=start + len(text), citations=["[1]"], kind=kind)
+
+
+@pytest.mark.parametrize("drop, expected", [
+    ("Amoxicillin is a penicillin", "Side effects include nausea [1]. It is best taken with juice [1].\nAsk your doctor."),
+    ("It is best taken with juice", "Side effects include nausea [1]. Amoxicillin is a penicillin [1].\nAsk your doctor."),
+])
+def test_dropping_a_claim_takes_its_marker_and_full_stop(drop, expected):
+    assert splice(CITED, [_outside(drop)], {"x": ""}) == (expected, ["x"])
+
+
+def test_replacement_is_shaped_like_the_claim():
+    claim = _outside("Amoxicillin is a penicillin")
+    for reply in ("Amoxicillin is a penicillin antibiotic.", "Amoxicillin is a penicillin antibiotic [1].",
+                  "Amoxicillin is a penicillin antibiotic [1]"):
+        new, _ = splice(CITED, [claim], {"x": reply})
+        assert new == CITED.replace("Amoxicillin is a penicillin [1].", "Amoxicillin is a penicillin antibiotic [1].")
+    # a clause is never given the sentence's full stop
+    clause = _outside("a penicillin", kind="clause")
+    assert splice(CITED, [clause], {"x": ""})[0] == CITED.replace("is a penicillin [1].", "is.")

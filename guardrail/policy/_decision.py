@@ -138,10 +138,8 @@ def analyse(report: CheckReport, policy: Policy) -> Analysis:
             (contra if label is Label.contradicted else unsup).append(claim.id)
         elif label in (Label.supported, Label.partially_supported):
             supp.append(claim.id)
-    if confs:
-        confidence: float | None = min(confs)
-    else:
-        confidence = 0.0 if report.claims else None
+    # No evaluated claim means no verifier confidence at all: the failure mode decides, not escalation.
+    confidence = min(confs) if confs else None
     return Analysis(
         threshold=th, flagged=flagged, contradicted=contra, unsupported=unsup, supported=supp,
         evaluated=evald, unevaluated=uneval, confidence=confidence, labels=labels,

@@ -314,8 +314,8 @@ class EscalationPolicy(_Strict):
         ge=0.0,
         description=(
             "How costly a wrong answer is for this tenant (0 disables escalation). Risk = stakes x "
-            "(1 - confidence), where confidence is the lowest verifier confidence over the evaluated claims "
-            "(0 when no claim could be evaluated)."
+            "(1 - confidence), where confidence is the lowest verifier confidence over the evaluated claims. "
+            "When no claim could be evaluated the failure mode decides (failure.closed_action may be escalate)."
         ),
     )
     max_risk: float = Field(

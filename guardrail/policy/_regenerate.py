@@ -17,6 +17,7 @@ import asyncio
 import inspect
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
@@ -151,12 +152,56 @@ def parse_rewrites(text: str, allowed: Sequence[str]) -> tuple[dict[str, str], l
 # --------------------------------------------------------------------------- splice
 
 
+_STOP = ".!?"
+_TRAILING_MARKERS = re.compile(r"(?:\s*\[[^\[\]]{1,40}\])+\s*$")
+
+
+def _fit(replacement: str, claim: Claim) -> str:
+    """Shape a replacement like the claim it replaces.
+
+    Extractors often leave the citation marker and the full stop outside the claim
+    ("dose is 500 mg [1]." -> claim "dose is 500 mg"); a replacement ending in "." or "[1]"
+    would then double them.
+    """
+    text = claim.text.rstrip()
+    strip_stop = bool(text) and text[-1] not in _STOP
+    strip_markers = bool(claim.citations) and not any(m in claim.text for m in claim.citations)
+    out, before = replacement, None
+    while out != before:  # "x [1]." and "x. [1]" both shrink to "x"
+        before = out
+        if strip_stop and out and out[-1] in _STOP:
+            out = out[:-1].rstrip()
+        if strip_markers:
+            out = _TRAILING_MARKERS.sub("", out)
+    return out
+
+
+def _drop_end(answer: str, claim: Claim) -> int:
+    """Where a dropped claim really ends: its markers and, for a sentence, its full stop."""
+    end, n = claim.end, len(answer)
+    if claim.citations:
+        j = end
+        while True:
+            k = j
+            while k < n and answer[k] in " \t":
+                k += 1
+            marker = next((m for m in claim.citations if m and answer.startswith(m, k)), None)
+            if marker is None:
+                break
+            j = k + len(marker)
+        end = j
+    if claim.kind == "sentence" and claim.text.rstrip()[-1:] not in tuple(_STOP) and end < n and answer[end] in _STOP:
+        end += 1
+    return end
+
+
 def splice(answer: str, claims: Sequence[Claim], rewrites: dict[str, str]) -> tuple[str, list[str]]:
     """Replace each rewritten claim at its offsets; returns the new answer and the ids applied.
 
-    A dropped claim ("") takes the spaces that separated it from the next text with it (else
-    the ones before it), so dropping a sentence does not leave a double space. Claims whose
-    offsets do not match the answer, or that overlap one already applied, are not applied.
+    A dropped claim ("") takes its own citation markers and full stop with it, and the spaces
+    that separated it from the next text (else the ones before it), so dropping a sentence
+    leaves neither a stray "[1]." nor a double space. Claims whose offsets do not match the
+    answer, or that overlap one already applied, are not applied.
     """
     spans = sorted(
         (c for c in claims if c.id in rewrites and 0 <= c.start <= c.end <= len(answer) and answer[c.start : c.end] == c.text),
@@ -164,10 +209,11 @@ def splice(answer: str, claims: Sequence[Claim], rewrites: dict[str, str]) -> tu
     )
     parts, pos, applied = [], 0, []
     for c in spans:
-        start, end, new = c.start, c.end, rewrites[c.id]
+        start, end, new = c.start, c.end, _fit(rewrites[c.id], c)
         if start < pos:
             continue
         if new == "":
+            end = _drop_end(answer, c)
             e = end
             while e < len(answer) and answer[e] in " \t":
                 e += 1
