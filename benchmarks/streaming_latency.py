@@ -6,7 +6,9 @@ them); the answer goes through ``GuardrailRunnable`` with the library's default 
 the bundled internal-search policy, as stream() and as astream().
 
 Reported, over ``--runs`` runs (after one warm-up that loads the models):
-  ttfs_raw     stream start -> first sentence complete in the unguarded stream
+  ttfs         stream start -> first sentence handed out by the sentence buffer, unguarded stream
+  hold-back    per sentence: its last character received -> handed out (the buffer waits for the
+               next sentence's first word, so a boundary is never guessed)
   ttfcs        stream start -> first *checked* sentence released (what the user waits for)
   added/sent   per sentence: released - complete in the buffer (p50 / p95 / max)
   total        stream start -> last text released, and the same for the unguarded stream
@@ -71,7 +73,7 @@ def build(token_ms: float):
                 yield chunk
 
         async def _astream(self, *a, **kw):
-            async for chunk in super()._astream(*a, **kw):
+            for chunk in GenericFakeChatModel._stream(self, *a, **kw):
                 await asyncio.sleep(token_ms / 1000)
                 yield chunk
 
@@ -89,14 +91,27 @@ def build(token_ms: float):
     return chain, model, lambda m: GuardrailRunnable(chain(m), guardrail=guard, policy=policy, find_chain_llm=False).with_report(), guard
 
 
-def raw_times(chain, model) -> tuple[float, float]:
+def raw_times(chain, model) -> tuple[float, float, list[float]]:
+    """Unguarded stream through the same sentence buffer: first sentence time, total, and per sentence
+    the hold-back of the buffer (last character of the sentence received -> sentence handed out)."""
+    from guardrail.claims import split_sentences
     from guardrail.streaming import SentenceBuffer
 
+    ends = [e for _, e in split_sentences(ANSWER)]
     buf, t0, first = SentenceBuffer(), time.perf_counter(), None
+    received, complete_at, released_at, n_out = 0, [], [], 0
     for chunk in chain(model()).stream(QUESTION):
-        if buf.feed(chunk) and first is None:
-            first = time.perf_counter() - t0
-    return first * 1e3, (time.perf_counter() - t0) * 1e3
+        now = time.perf_counter()
+        received += len(chunk)
+        while len(complete_at) < len(ends) and received >= ends[len(complete_at)]:
+            complete_at.append(now)
+        out = buf.feed(chunk)
+        released_at += [now] * len(out)
+        if out and first is None:
+            first = now - t0
+    released_at += [time.perf_counter()] * len(buf.flush())
+    hold = [(r - c) * 1e3 for c, r in zip(complete_at, released_at)]
+    return first * 1e3, (time.perf_counter() - t0) * 1e3, hold
 
 
 def guarded_sync(guarded, model) -> tuple[float, list[float], float, str]:
@@ -142,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"verifier: {guard.verifier.name}   token pace: {args.token_ms:g} ms   runs: {args.runs}   "
           f"answer: {len(ANSWER.split())} tokens, 6 sentences")
-    print(f"unguarded       ttfs {statistics.median(r[0] for r in raw):7.1f} ms   total {statistics.median(r[1] for r in raw):7.1f} ms")
+    hold = [h for r in raw for h in r[2]]
+    print(f"unguarded       ttfs  {statistics.median(r[0] for r in raw):6.1f} ms   buffer hold-back/sentence p50 {pct(hold, 0.5):6.1f}"
+          f"  max {max(hold):6.1f} ms   total {statistics.median(r[1] for r in raw):7.1f} ms")
     for name, rows in (("stream()", sync), ("astream()", asyn)):
         added = [a for r in rows for a in r[1]]
         print(f"{name:<15} ttfcs {statistics.median(r[0] for r in rows):6.1f} ms   added/sentence p50 {pct(added, 0.5):6.1f}"

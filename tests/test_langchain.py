@@ -309,7 +309,8 @@ def test_real_guardrail_end_to_end(retriever):
     d = out.decision
     assert d.report is not None and d.report.verifier and len(d.report.evidence) == 2
     assert d.action is not Action.respond and "1887" in d.report.answer
-    assert [c.id for c, _ in d.report.flagged] == ["c2"]
+    flagged = {c.id: v for c, v in d.report.flagged}
+    assert flagged["c2"].label.value == "contradicted" and "1887" in d.report.claims[1].text
 
 
 def test_public_surface():

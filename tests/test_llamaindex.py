@@ -194,7 +194,9 @@ def test_real_guardrail_end_to_end(index):
     guarded = GuardedQueryEngine(engine(index, ONE_WRONG), guardrail=Guardrail(), policy=STORE, tenant="internal-search")
     d = guarded.query(Q_EIFFEL).metadata["guardrail"]
     assert d.report is not None and len(d.report.evidence) == 2
-    assert [c.id for c, _ in d.report.flagged] == ["c2"] and d.action is not Action.respond
+    flagged = {c.id: v for c, v in d.report.flagged}
+    assert flagged["c2"].label.value == "contradicted" and "1887" in d.report.claims[1].text and d.action is not Action.respond
+    assert {e.id for e in d.report.evidence} == {"1", "2"}
 
 
 def test_public_surface():

@@ -161,6 +161,20 @@ def test_context_callable_is_read_at_each_check():
     assert out[0].action is Action.caveat and out[1].action is Action.respond  # no evidence yet, then evidence
 
 
+def test_real_guardrail_releases_what_holds_no_claim_as_streamed():
+    from guardrail import Guardrail
+
+    answer = f"Sure!\n\n## Tower facts\n\n{WRONG}\n\n```\nheight = 330\n```\n"
+    segs = list(check_stream(chunks_of(answer, 4), CONTEXT, check=Guardrail().check, policy=LENIENT))
+    by_text = {s.text.strip(): s for s in segs if s.kind == "sentence"}
+    for plain in ("Sure!", "## Tower facts", "```\nheight = 330\n```"):
+        seg = by_text[plain]
+        assert seg.output == seg.text and seg.decision.report.claims == []
+    flagged = by_text[WRONG]
+    assert flagged.action is not Action.respond and flagged.output != flagged.text
+    assert shown(segs).replace(flagged.output, flagged.text) == answer
+
+
 # --------------------------------------------------------------------------------------------- timing
 
 
