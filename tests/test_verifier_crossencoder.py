@@ -1,0 +1,116 @@
+"""Behaviour checks of the shipped grounding cross-encoder (a real model, run offline)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from guardrail.errors import ModelLoadError
+from guardrail.types import Claim, Label, VerificationItem, Window
+from guardrail.verifiers.crossencoder import DEFAULT_MODEL_DIR, CrossEncoderVerifier, hypothesis_text, premise_text
+
+pytestmark = pytest.mark.skipif(
+    not (DEFAULT_MODEL_DIR / "model.onnx").is_file(), reason=f"no shipped grounding model at {DEFAULT_MODEL_DIR}"
+)
+
+EVIDENCE = (
+    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres tall and "
+    "was designed by the engineering company of Gustave Eiffel."
+)
+
+
+@pytest.fixture(scope="module")
+def verifier() -> CrossEncoderVerifier:
+    return CrossEncoderVerifier(threads=1)
+
+
+def _item(claim: str, windows: list[str] | None = None, cid: str = "c0", question: str | None = None) -> VerificationItem:
+    texts = [EVIDENCE] if windows is None else windows
+    ws, pos = [], 0
+    for i, t in enumerate(texts):
+        ws.append(Window(evidence_id="doc1", start=pos, end=pos + len(t), text=t, score=1.0 - 0.1 * i))
+        pos += len(t) + 1
+    return VerificationItem(claim=Claim(id=cid, text=claim, start=0, end=len(claim)), windows=ws, question=question)
+
+
+def test_predict_returns_probabilities(verifier: CrossEncoderVerifier) -> None:
+    probs = verifier.predict([(EVIDENCE, "The tower was completed in 1889."), (EVIDENCE, "It is in Paris.")])
+    assert probs.shape == (2, len(verifier.labels))
+    assert np.all(probs >= 0) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert verifier.predict([]).shape == (0, len(verifier.labels))
+
+
+@pytest.mark.parametrize(
+    "supported, contradicted",
+    [
+        ("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1925."),
+        ("The tower is 330 metres tall.", "The tower is 90 metres tall and stands in London."),
+        ("Gustave Eiffel's company designed the tower.", "The tower was designed by Leonardo da Vinci."),
+    ],
+)
+def test_supported_claim_scores_lower_than_contradicted(verifier, supported: str, contradicted: str) -> None:
+    good, bad = verifier.verify([_item(supported, cid="good"), _item(contradicted, cid="bad")])
+    assert good.hallucination_score < bad.hallucination_score, (good, bad)
+
+
+def test_verdict_fields(verifier: CrossEncoderVerifier) -> None:
+    item = _item("The Eiffel Tower was completed in 1925 [1].", windows=[EVIDENCE, "Unrelated text about cheese."])
+    (v,) = verifier.verify([item])
+    assert v.claim_id == "c0" and v.verifier == verifier.name
+    assert 0.0 <= v.hallucination_score <= 1.0 and 0.0 <= v.confidence <= 1.0
+    assert v.label in {Label.supported, Label.unsupported, Label.contradicted}
+    # The evidence span is the best-scored window, located in its evidence document.
+    assert v.evidence_span is not None and v.evidence_span.text == EVIDENCE and v.evidence_ids == ["doc1"]
+    if v.label is Label.supported:
+        assert v.confidence == pytest.approx(1 - v.hallucination_score)
+    else:
+        assert v.hallucination_score >= verifier.thresholds[v.label.value]
+
+
+def test_inputs_strip_citations_and_rank_windows() -> None:
+    item = _item("Built in 1889 [2][doc-a].", windows=["second best", "best"], question="When was it built?")
+    item.windows[1].score = 5.0
+    assert hypothesis_text(item) == "Built in 1889."
+    assert premise_text(item).splitlines() == ["Question: When was it built?", "best", "second best"]
+
+
+def test_empty_windows_are_unevaluatable(verifier: CrossEncoderVerifier) -> None:
+    items = [_item("Anything at all.", windows=[], cid="a"), _item("Built in 1889.", cid="b"),
+             _item("Whitespace only.", windows=["   "], cid="c")]
+    out = verifier.verify(items)
+    assert [v.claim_id for v in out] == ["a", "b", "c"]
+    assert out[0].label is Label.unevaluatable and out[0].reason
+    assert out[2].label is Label.unevaluatable
+    assert out[1].label is not Label.unevaluatable
+
+
+def test_calibration_is_monotonic(verifier: CrossEncoderVerifier) -> None:
+    p_sup = np.linspace(0.01, 0.99, 25)
+    probs = np.zeros((25, len(verifier.labels)))
+    probs[:, verifier.labels.index("supported")] = p_sup
+    probs[:, [i for i, n in enumerate(verifier.labels) if n != "supported"][0]] = 1 - p_sup
+    scores = verifier.calibrate(probs)
+    assert np.all(np.diff(scores) <= 1e-12) and np.all((scores > 0) & (scores < 1))
+
+
+def test_missing_folder_raises_model_load_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="not found"):
+        CrossEncoderVerifier(tmp_path / "nope")
+
+
+def test_missing_model_file_raises_model_load_error(tmp_path: Path) -> None:
+    broken = tmp_path / "model"
+    broken.mkdir()
+    config = json.loads((DEFAULT_MODEL_DIR / "config.json").read_text())
+    config["tokenizer_file"] = str((DEFAULT_MODEL_DIR / config["tokenizer_file"]).resolve())
+    (broken / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError, match="model.onnx"):
+        CrossEncoderVerifier(broken)
+    shutil.copy2(DEFAULT_MODEL_DIR / "config.json", broken / "config.json")
+    (broken / "config.json").write_text("{not json")
+    with pytest.raises(ModelLoadError, match="config"):
+        CrossEncoderVerifier(broken)
