@@ -258,6 +258,12 @@ def test_stream_releases_checked_sentences_in_the_chains_type(retriever):
     assert all(r.segment.released_ms >= r.segment.ready_ms for r in reports)
 
 
+def test_stream_replaces_a_flagged_sentence_using_the_chains_model(retriever):
+    model = FakeListChatModel(responses=[ONE_WRONG, '{"c1": "It was completed in 1889 for the World\'s Fair."}'])
+    guarded = GuardrailRunnable(rag(retriever, model), guardrail=lexical_check, policy=LENIENT)
+    assert "".join(guarded.stream(Q_EIFFEL)) == SUPPORTED
+
+
 async def test_astream_message_chunks_withhold_what_the_strict_policy_withholds(retriever):
     answer = "Adults may take 300 mg of aspirin every four hours [1]. Adults may take 900 mg of aspirin every four hours [1]. Do not exceed 4 g in 24 hours [1]."
     model = FakeListChatModel(responses=[answer])

@@ -128,6 +128,16 @@ def test_regenerate_without_llm_falls_back_and_strict_policy_withholds():
     assert WRONG not in shown(segs) and GOOD1 not in shown(segs)
 
 
+def test_flagged_sentence_is_replaced_by_a_checked_rewrite():
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    fixer = FakeListChatModel(responses=['{"c1": "It was completed in 1889 for the World\'s Fair."}'])
+    segs = list(check_stream(chunks_of(f"{GOOD1} {WRONG} {GOOD2}"), CONTEXT, check=lexical_check, policy=LENIENT, llm=fixer))
+    assert shown(segs) == f"{GOOD1} It was completed in 1889 for the World's Fair. {GOOD2}"
+    fixed = segs[1].decision
+    assert fixed.regenerated and fixed.attempts[0].report.verdicts[0].label.value == "supported"  # the rewrite was re-checked
+
+
 def test_escalation_stops_the_stream():
     policy = Policy(name="esc", escalation=EscalationPolicy(stakes=1.0, max_risk=0.1))
     answer = f"{GOOD1} {WRONG} {GOOD2}"
