@@ -4,12 +4,16 @@ Why an LLM: a sentence often packs several facts, and "It was founded in 1990" c
 without knowing what "it" is. The LLM restates each fact on its own (``Claim.statement``, what
 verifiers check) and quotes the words of the answer it came from, which we map back to offsets
 (``Claim.text``/``start``/``end``, what a report highlights). A claim whose quote cannot be found
-in the answer is dropped and counted: a span we cannot place would be a highlight we invent.
+in the answer is dropped and counted: a span we cannot place would be a highlight we invent. So is
+a claim that brings numbers or most of its words from outside the answer and question: small
+models add facts while "extracting", and checking a fact the answer never stated would flag a
+hallucination the answer does not have.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +23,7 @@ from .errors import LLMError, LLMResponseError
 from .llm import ChatModel, achat_json, chat_json, locate_quote
 from .types import Claim
 
-__all__ = ["LLMClaimExtractor", "ClaimExtraction"]
+__all__ = ["LLMClaimExtractor", "ClaimExtraction", "DroppedClaim"]
 
 log = logging.getLogger("guardrail.claims_llm")
 
@@ -72,13 +76,22 @@ class _ExtractedList(RootModel[list[_Extracted]]):
         return v
 
 
+class DroppedClaim(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    claim: str
+    source: str
+    reason: str
+
+
 class ClaimExtraction(BaseModel):
     """What one extraction produced, including what it had to drop."""
 
     model_config = ConfigDict(extra="forbid")
 
     claims: list[Claim]
-    dropped: list[str] = Field(default_factory=list, description="Claims whose source span was not found in the answer.")
+    dropped: list[DroppedClaim] = Field(
+        default_factory=list, description="Claims not located in the answer or not grounded in it, with why.")
     used_fallback: bool = False
     reason: str | None = Field(default=None, description="Why the fallback extractor was used.")
 
@@ -102,7 +115,7 @@ class LLMClaimExtractor:
 
     name = "llm"
 
-    def __init__(self, model: ChatModel, fallback: Any = None, *, min_ratio: float = 0.75, repair_attempts: int = 1):
+    def __init__(self, model: ChatModel, fallback: Any = None, *, min_ratio: float = 0.8, repair_attempts: int = 1):
         self.model = model
         self.fallback = fallback
         self.min_ratio = min_ratio
@@ -131,7 +144,7 @@ class LLMClaimExtractor:
         try:
             reply = chat_json(self.model, _messages(answer, question), _ExtractedList,
                               repair_attempts=self.repair_attempts)
-            return self._locate(answer, reply.root)
+            return self._locate(answer, question, reply.root)
         except LLMError as exc:
             return self._on_failure(answer, exc)
 
@@ -141,7 +154,7 @@ class LLMClaimExtractor:
         try:
             reply = await achat_json(self.model, _messages(answer, question), _ExtractedList,
                                      repair_attempts=self.repair_attempts)
-            return self._locate(answer, reply.root)
+            return self._locate(answer, question, reply.root)
         except LLMError as exc:
             return self._on_failure(answer, exc)
 
@@ -154,28 +167,36 @@ class LLMClaimExtractor:
         return ClaimExtraction(claims=fallback.extract(answer), used_fallback=True,
                                reason=f"LLM claim extraction failed: {exc}")
 
-    def _locate(self, answer: str, extracted: Sequence[_Extracted]) -> ClaimExtraction:
+    def _locate(self, answer: str, question: str | None, extracted: Sequence[_Extracted]) -> ClaimExtraction:
         located: list[tuple[int, int, str]] = []
-        dropped: list[str] = []
+        dropped: list[DroppedClaim] = []
         seen: set[str] = set()
+        vocab = _Vocabulary(answer + "\n" + (question or ""))
         cursor = 0
         for ex in extracted:
             statement = " ".join(ex.claim.split())
             if not statement or statement.lower() in seen:
                 continue
             seen.add(statement.lower())
+            why_not = vocab.ungrounded(statement)
+            if why_not:
+                dropped.append(DroppedClaim(claim=statement, source=ex.source, reason=why_not))
+                continue
             span = self._find(answer, ex.source.strip() or statement, cursor)
             if span is None and ex.source.strip():
-                span = self._find(answer, statement, cursor)  # source mangled, claim kept the wording
+                # Source mangled; the claim may have kept the answer's wording. A statement is a
+                # paraphrase by design, so only a near-verbatim match counts as its location.
+                span = self._find(answer, statement, cursor, min_ratio=0.95)
             if span is None:
-                dropped.append(statement)
+                dropped.append(DroppedClaim(claim=statement, source=ex.source, reason="source not found in the answer"))
                 continue
             located.append((span[0], span[1], statement))
             cursor = span[0]
         if dropped:
-            log.warning("dropped %d LLM claim(s) whose source is not in the answer: %s", len(dropped), dropped)
+            log.warning("dropped %d LLM claim(s): %s", len(dropped), [(d.claim, d.reason) for d in dropped])
         if extracted and not located:
-            raise LLMResponseError(f"none of the {len(dropped)} extracted claims could be located in the answer",
+            raise LLMResponseError(f"none of the {len(dropped)} extracted claims could be located in the answer "
+                                   "and grounded in it",
                                    last_output=repr([e.model_dump() for e in extracted])[:2000])
         located.sort(key=lambda t: (t[0], t[1]))
         markers = _markers(answer)
@@ -186,12 +207,13 @@ class LLMClaimExtractor:
         ]
         return ClaimExtraction(claims=claims, dropped=dropped)
 
-    def _find(self, answer: str, quote: str, cursor: int) -> tuple[int, int] | None:
+    def _find(self, answer: str, quote: str, cursor: int, min_ratio: float | None = None) -> tuple[int, int] | None:
         # Prefer the occurrence at or after the previous claim: the model lists claims in order.
-        found = locate_quote(answer[cursor:], quote, min_ratio=self.min_ratio) if cursor else None
+        ratio = self.min_ratio if min_ratio is None else min_ratio
+        found = locate_quote(answer[cursor:], quote, min_ratio=ratio) if cursor else None
         if found is not None:
             return found[0] + cursor, found[1] + cursor
-        return locate_quote(answer, quote, min_ratio=self.min_ratio)
+        return locate_quote(answer, quote, min_ratio=ratio)
 
 
 def _markers(answer: str) -> list[tuple[int, int, str]]:
@@ -213,3 +235,39 @@ def _citations_for(answer: str, start: int, end: int, markers: list[tuple[int, i
             reach = e
     return out
 
+
+
+_WORD = re.compile(r"[^\W_]+(?:[.,'][^\W_]+)*")
+_STOP = frozenset("""a an the and or but of in on at to for from by with as is are was were be been being it its
+this that these those he she they them his her their there here which who whom whose what when where why how
+not no also has have had do does did will would can could may might shall should than then so such into about
+over under after before between during very more most some any all each both only just""".split())
+
+
+class _Vocabulary:
+    """Which words and numbers the answer (and question) contain, to catch claims the LLM made up."""
+
+    def __init__(self, text: str):
+        words = [w.lower() for w in _WORD.findall(text)]
+        self.numbers = {_number(w) for w in words if _number(w) is not None}
+        self.stems = {w[:5] for w in words}
+
+    def ungrounded(self, statement: str) -> str | None:
+        words = [w.lower() for w in _WORD.findall(statement)]
+        numbers = [w for w in words if _number(w) is not None]
+        missing = [w for w in numbers if _number(w) not in self.numbers]
+        if missing:
+            return f"numbers not in the answer: {', '.join(missing)}"
+        content = [w for w in words if w not in _STOP and _number(w) is None and len(w) > 2]
+        if content:
+            unknown = [w for w in content if w[:5] not in self.stems]
+            if len(unknown) / len(content) > 0.4:
+                return f"mostly words not in the answer: {', '.join(unknown[:6])}"
+        return None
+
+
+def _number(word: str) -> float | None:
+    try:
+        return float(word.replace(",", ""))
+    except ValueError:
+        return None

@@ -9,7 +9,9 @@
 # Extra arguments after PORT go to llama_cpp.server (e.g. --n_ctx 8192). Environment:
 #   PYTHON          interpreter with llama_cpp installed (default: $VIRTUAL_ENV, ./.venv, python3)
 #   GUARDRAIL_GGUF  another GGUF to serve instead of SmolLM2-135M
-#   LLAMA_THREADS   CPU threads (default 2)
+#   LLAMA_THREADS   CPU threads (default 1: on a shared 2-core box 2 threads spin on each other,
+#                   measured 1.2 tokens/s with 2 vs 28 with 1 under load; raise it on an idle machine)
+#   LLAMA_EXTRA_BUFTS=1  keep llama.cpp's AMX/repack weight buffers (off: they crash in some VMs)
 # The server runs in the foreground (exec): its PID is this script's PID.
 set -euo pipefail
 
@@ -46,6 +48,21 @@ model="${GUARDRAIL_GGUF:-$(find_gguf)}"
 "$PYTHON" -c "import llama_cpp.server" 2>/dev/null \
   || { echo "llama-cpp-python[server] is not installed for $PYTHON" >&2; exit 1; }
 
+# llama.cpp's "extra buffer types" (AMX / repacked weights) crash with a general protection fault
+# on CPUs that advertise AMX inside VMs that do not enable it (seen here: segfault on the first
+# decode). They are off unless LLAMA_EXTRA_BUFTS=1; the plain CPU kernels are fast enough for 135M.
+launcher='
+import os, runpy
+import llama_cpp.llama_cpp as ll
+if os.environ.get("LLAMA_EXTRA_BUFTS") != "1":
+    _default = ll.llama_model_default_params
+    def _params():
+        p = _default()
+        p.use_extra_bufts = False
+        return p
+    ll.llama_model_default_params = _params
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+'
 echo "serving $model on http://127.0.0.1:$port/v1" >&2
-exec "$PYTHON" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" \
-  --n_ctx 4096 --n_threads "${LLAMA_THREADS:-2}" "$@"
+exec "$PYTHON" -c "$launcher" --model "$model" --host 127.0.0.1 --port "$port" \
+  --n_ctx 4096 --n_threads "${LLAMA_THREADS:-1}" "$@"

@@ -40,7 +40,8 @@ def test_sources_are_mapped_to_offsets_exact_normalised_and_fuzzy(openai_stub):
         ("The Eiffel Tower is 330 metres tall.", "it is 330 metres tall"),  # case + double space
         ("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1889"),  # exact
         ("The Eiffel Tower stands in Paris.", "and stands in Pariss"),  # typo: fuzzy, across the newline
-        ("The Eiffel Tower is made of gold.", "made entirely of solid gold"),  # not in the answer
+        ("The Eiffel Tower is made of gold.", "made entirely of solid gold"),  # invented by the model
+        ("The Eiffel Tower is in Paris.", "located in the French capital"),  # grounded, but no such source
     ))
     result = extractor(openai_stub).extract_detailed(ANSWER, question="Tell me about the Eiffel Tower")
     texts = [c.text for c in result.claims]
@@ -50,7 +51,25 @@ def test_sources_are_mapped_to_offsets_exact_normalised_and_fuzzy(openai_stub):
     assert [c.id for c in result.claims] == ["c0", "c1", "c2"]
     assert result.claims[1].statement == "The Eiffel Tower is 330 metres tall."
     assert result.claims[1].check_text == "The Eiffel Tower is 330 metres tall."
-    assert result.dropped == ["The Eiffel Tower is made of gold."] and not result.used_fallback
+    assert [(d.claim, d.reason) for d in result.dropped] == [
+        ("The Eiffel Tower is made of gold.", "mostly words not in the answer: made, gold"),
+        ("The Eiffel Tower is in Paris.", "source not found in the answer"),
+    ]
+    assert not result.used_fallback
+
+
+def test_claims_the_model_made_up_are_dropped_even_when_their_source_exists(openai_stub):
+    answer = "Jane Doe founded it in 1991. It makes rockets."
+    openai_stub.add(claims_json(
+        ("Jane Doe founded Acme in 1991.", "Jane Doe founded it in 1991"),  # 'Acme' comes from the question
+        ("Jane Doe founded Acme in 1990.", "Jane Doe founded it"),  # number changed
+        ("Acme is a symbol of modern engineering heritage.", "It makes rockets"),  # new words
+        ("Acme makes rockets.", "It makes rockets."),
+    ))
+    result = extractor(openai_stub).extract_detailed(answer, question="Who founded Acme?")
+    assert [c.statement for c in result.claims] == ["Jane Doe founded Acme in 1991.", "Acme makes rockets."]
+    assert [d.reason.split(":")[0] for d in result.dropped] == ["numbers not in the answer",
+                                                                 "mostly words not in the answer"]
 
 
 def test_citation_markers_attach_to_the_claim_they_follow(openai_stub):

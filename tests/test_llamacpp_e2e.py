@@ -99,7 +99,7 @@ def llamacpp_url(tmp_path_factory) -> Any:
 
 
 def _model(url: str, **kw: Any) -> Counting:
-    return Counting(OpenAIChat(base_url=url, model="smollm2-135m", timeout_s=120, max_retries=0, max_tokens=300, **kw))
+    return Counting(OpenAIChat(base_url=url, model="smollm2-135m", timeout_s=120, max_retries=0, max_tokens=200, **kw))
 
 
 def _items() -> list[VerificationItem]:
@@ -131,7 +131,7 @@ def test_judge_against_real_server(llamacpp_url, response_format):
 
 
 def test_extractor_against_real_server(llamacpp_url):
-    model = _model(llamacpp_url)
+    model = _model(llamacpp_url, response_format="llamacpp_schema")
     answer = "The Eiffel Tower was completed in 1889. It is 330 metres tall."
     try:
         claims = LLMClaimExtractor(model).extract(answer)
@@ -139,5 +139,6 @@ def test_extractor_against_real_server(llamacpp_url):
         assert exc.last_output is not None or exc.attempts is not None
         claims = []
     assert model.calls >= 1
+    print(f"\n[extractor] {model.calls} calls, {model.seconds:.1f} s:", [(c.text, c.statement) for c in claims])
     for c in claims:
         assert answer[c.start:c.end] == c.text and c.kind == "llm" and c.statement

@@ -59,7 +59,10 @@ class JudgeReply(BaseModel):
     repair round trip.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    # The JSON Schema (sent to servers that constrain decoding) requires every field, reasoning
+    # first, so a constrained model writes its chain of thought before the label; parsing stays lenient.
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"required": [
+        "reasoning", "label", "confidence", "evidence_quote", "evidence_window", "error_type"]})
 
     reasoning: str = ""
     label: Literal["supported", "contradicted", "unsupported", "partially_supported"]
