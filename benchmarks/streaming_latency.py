@@ -13,7 +13,7 @@ Reported, over ``--runs`` runs (after one warm-up that loads the models):
   added/sent   per sentence: released - complete in the buffer (p50 / p95 / max)
   total        stream start -> last text released, and the same for the unguarded stream
 
-Run from the repo root:  .venv/bin/python benchmarks/streaming_latency.py [--token-ms 40] [--runs 5]
+Run from the repo root:  .venv/bin/python benchmarks/streaming_latency.py [--token-ms 40] [--runs 5] [--verifier default]
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _docs():
     return [Document(page_content=d["text"], metadata={"source": d["source"]}) for d in data]
 
 
-def build(token_ms: float):
+def build(token_ms: float, verifier: str):
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.output_parsers import StrOutputParser
@@ -86,7 +86,7 @@ def build(token_ms: float):
     def chain(m):
         return {"context": DemoRetriever() | fmt, "question": RunnablePassthrough()} | prompt | m | StrOutputParser()
 
-    guard = Guardrail()
+    guard = Guardrail(verifier)
     policy = PolicyStore(REPO / "policies").get("internal-search")
     return chain, model, lambda m: GuardrailRunnable(chain(m), guardrail=guard, policy=policy, find_chain_llm=False).with_report(), guard
 
@@ -147,9 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--token-ms", type=float, default=40.0, help="delay per streamed token (word) of the model")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--verifier", default="default", help="Guardrail verifier spec: default, heuristic, grounding, hf:PATH")
     args = ap.parse_args(argv)
 
-    chain, model, guarded, guard = build(args.token_ms)
+    chain, model, guarded, guard = build(args.token_ms, args.verifier)
     guarded_sync(guarded, model)  # warm-up: loads the embedder and the verifier
     raw = [raw_times(chain, model) for _ in range(args.runs)]
     sync = [guarded_sync(guarded, model) for _ in range(args.runs)]
