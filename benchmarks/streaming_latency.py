@@ -99,7 +99,7 @@ def raw_times(chain, model) -> tuple[float, float, list[float]]:
 
     ends = [e for _, e in split_sentences(ANSWER)]
     buf, t0, first = SentenceBuffer(), time.perf_counter(), None
-    received, complete_at, released_at, n_out = 0, [], [], 0
+    received, complete_at, released_at = 0, [], []
     for chunk in chain(model()).stream(QUESTION):
         now = time.perf_counter()
         received += len(chunk)

@@ -62,6 +62,10 @@ class SentenceBuffer:
         elif not isinstance(chunk, str):
             raise InputError(f"stream chunks must be str or bytes, got {type(chunk).__name__}")
         self._pending += chunk
+        if not any(ch.isspace() for ch in chunk):
+            # A release needs whitespace after the next sentence's first word, so a chunk without
+            # any cannot complete a segment: skip the re-split (it only ever delays, never cuts).
+            return []
         return self._take(final=False)
 
     def flush(self) -> list[str]:
