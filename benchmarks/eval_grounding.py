@@ -41,11 +41,10 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "scripts"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import train_grounding as tg  # noqa: E402  (shares the pair building and the dev halves)
+import guardrail.train.grounding as tg  # noqa: E402  (shares the pair building and the dev halves)
 from guardrail.errors import GuardrailError  # noqa: E402
 
 TASKS = ("QA", "Summary", "Data2txt")
