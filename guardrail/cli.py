@@ -19,8 +19,12 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    if argv[:1] == ["train"]:  # everything after 'train' belongs to the training command, --help included
+        args = argparse.Namespace(func=_cmd_train, args=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -65,6 +69,10 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--verifier", default="default", help="verifier spec (default: the embedded model)")
     demo.add_argument("--no-policy", action="store_true", help="skip the policy part of the demo")
     demo.set_defaults(func=_cmd_demo)
+
+    train = sub.add_parser("train", help="retrain the embedded grounding model (needs the [train] extra); see docs/model-card.md", add_help=False)
+    train.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the training command (--help lists them)")
+    train.set_defaults(func=_cmd_train)
 
     try:
         from .policy.cli import add_commands
@@ -271,6 +279,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     return run_demo(verifier=args.verifier, with_policy=not args.no_policy)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from .train.grounding import main as train_main
+    except ImportError as exc:
+        raise InputError(f"training needs the train extra: pip install -c constraints.txt 'rag-guardrail[train]' ({exc})") from exc
+    return train_main(args.args)
 
 
 def _err(message: str) -> None:
