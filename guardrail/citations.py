@@ -44,7 +44,9 @@ _ITEM = (
     rf"(?:\^?{_NUM}(?:\s*[-\u2013]\s*{_NUM})?"  # 1, 1-3, ^1 (markdown footnote)
     rf"|{_LABEL}[ \t_#:-]*{_NUM}"  # Source 1, doc2, passage #3
     rf"|{_LABEL}[-_:][\w.-]*\w"  # doc-a, doc_intro, source:kb.7
-    rf"|(?=[\w.-]*\d)[A-Za-z][\w.-]*\w)"  # ids with a digit: S1, kb-2024-01, ref12a
+    rf"|(?=[\w.-]*\d)[A-Za-z][\w.-]*\w"  # ids with a digit: S1, kb-2024-01, ref12a
+    rf"|(?!(?:citation|clarification|verification|source)[-_]needed\b)"  # editorial notes, not ids
+    rf"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+)"  # slug ids: statue-of-liberty, faq_returns
 )
 _ITEMS = rf"{_ITEM}(?:\s*[,;]\s*{_ITEM})*"
 _BRACKET = re.compile(rf"\[\s*(?P<b>{_ITEMS})\s*\]", re.IGNORECASE)

@@ -20,12 +20,12 @@ __all__ = ["run_demo", "load_demo_documents", "retrieve"]
 
 QUESTION = "When was the Eiffel Tower completed, and who built it?"
 FAITHFUL = (
-    "The Eiffel Tower was completed on 31 March 1889 [eiffel]. "
+    "The Eiffel Tower was completed on 31 March 1889 [eiffel-tower]. "
     "It was built by the company of the engineer Gustave Eiffel, who also built the metal framework "
-    "of the Statue of Liberty [statue-liberty]."
+    "of the Statue of Liberty [statue-of-liberty]."
 )
 HALLUCINATED = (
-    "The Eiffel Tower was completed in 1901 in Lyon [eiffel]. "
+    "The Eiffel Tower was completed in 1901 in Lyon [eiffel-tower]. "
     "It was designed by Frédéric Auguste Bartholdi, and it is 500 metres tall."
 )
 

@@ -187,7 +187,7 @@ class Guardrail:
             return p
 
         context_chars = sum(len(e.text) for e in evidence)
-        if not evidence:
+        if not any(e.text.strip() for e in evidence):
             reason = "no context was given: the claim cannot be checked"
             p.skipped.append(SkippedCheck(check="evidence", reason=reason, claim_ids=[c.id for c in p.claims]))
         elif context_chars > self.max_context_chars:

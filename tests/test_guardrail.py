@@ -155,10 +155,10 @@ def test_structured_answer_is_validated_and_grounded(guard):
 
 
 def test_citations_are_checked(guard):
-    docs = [{"id": "paris", "text": EIFFEL_CONTEXT}, {"id": "rome", "text": "The Colosseum is in Rome."}]
-    report = guard.check("The Eiffel Tower was completed in 1889 [paris]. It stands in Rome [missing].", docs)
+    docs = [{"id": "doc-paris", "text": EIFFEL_CONTEXT}, {"id": "doc-rome", "text": "The Colosseum is in Rome."}]
+    report = guard.check("The Eiffel Tower was completed in 1889 [doc-paris]. It stands in Rome [doc-missing].", docs)
     assert report.citations is not None
     by_marker = {r.marker: r for r in report.citations.results}
-    assert by_marker["[paris]"].exists
-    assert not by_marker["[missing]"].exists
+    assert by_marker["[doc-paris]"].exists
+    assert not by_marker["[doc-missing]"].exists
     assert report.citations.attribution_precision is not None and report.citations.attribution_precision < 1.0
