@@ -79,7 +79,7 @@ def test_check_batch_reports_bad_lines_and_goes_on(tmp_path, capsys):
     assert "response" in rows[4]["error"]
     assert "empty" in rows[5]["error"]
     assert rows[6]["complete"] is False and rows[6]["claims"][0]["label"] == "unevaluatable"
-    assert "3 lines with errors" in capsys.readouterr().err
+    assert "checked 3 answers, 1 flagged, 4 lines with errors" in capsys.readouterr().err
 
 
 @pytest.mark.data

@@ -78,7 +78,7 @@ def test_context_over_limit_is_reported_not_cut():
 
 def test_one_megabyte_of_context_is_windowed(guard):
     filler = "The committee met again to discuss the annual budget of the regional library network. "
-    block = filler * (500_000 // len(filler))
+    block = filler * (510_000 // len(filler))
     context = block + EIFFEL_CONTEXT + " " + block
     assert len(context) > 1_000_000
     report = guard.check(RIGHT, context)
