@@ -11,6 +11,7 @@ import json
 from importlib import resources
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 
 from .render import print_report
@@ -53,7 +54,7 @@ def run_demo(verifier: str = "default", with_policy: bool = True, console: Conso
     context = retrieve(QUESTION, load_demo_documents())
     console.print(Panel.fit(f"[bold]Question[/]: {QUESTION}\n[bold]Retrieved[/]: " + ", ".join(d.id for d in context), title="guarded RAG demo"))
     for title, answer in (("faithful answer", FAITHFUL), ("hallucinated answer", HALLUCINATED)):
-        console.print(f"\n[bold]{title}[/]: {answer}")
+        console.print(f"\n[bold]{title}[/]: {escape(answer)}")
         report = guardrail.check(answer, context, QUESTION)
         print_report(report, console=console, title=title)
     if with_policy:

@@ -21,6 +21,8 @@ def test_check_json_flags_wrong_facts(capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["hallucinated"] is True
     assert report["verdicts"][0]["label"] in ("contradicted", "unsupported")
+    reason = report["verdicts"][0]["reason"].lower()
+    assert "1887" in reason and "lyon" in reason, "both wrong facts must be named"
 
 
 def test_check_table_and_exit_code(capsys):
