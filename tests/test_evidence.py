@@ -111,7 +111,7 @@ RAGTRUTH_D2T = (
     "\n{'name': 'Apna Indian Kitchen', 'city': 'Santa Barbara', 'categories': 'Gluten-Free, Indian', "
     "'hours': {'Tuesday': '16:30-21:0'}, 'attributes': {'BusinessParking': None, 'WiFi': 'no', "
     "'OutdoorSeating': True, 'Parking': \"{'garage': False, 'street': True}\"}, 'business_stars': 4.5, "
-    "'review_info': [{'review_stars': 5.0, 'review_text': 'All were awesome. \\n\\nTasty Food.'}]}"
+    "'review_info': [{'review_stars': 5.0, 'review_text': 'All were awesome. \\n\\nTasty Food.'}]}\nOverview:"
 )
 
 
@@ -121,11 +121,13 @@ def test_python_literal_data_is_flattened():
     lines = ev.text.split("\n")
     assert "name: Apna Indian Kitchen" in lines
     assert "hours.Tuesday: 16:30-21:0" in lines
-    assert "attributes.BusinessParking: null" in lines
-    assert "attributes.OutdoorSeating: true" in lines
+    assert "attributes.Business Parking: null" in lines  # keys as words: claims say "business parking"
+    assert "attributes.Outdoor Seating: true" in lines
     assert "attributes.Parking.street: true" in lines  # stringified dict inside a value
-    assert "business_stars: 4.5" in lines
-    assert "review_info[0].review_text: All were awesome. Tasty Food." in lines
+    assert "business stars: 4.5" in lines
+    assert "review info[0].review stars: 5.0" in lines
+    assert "review info[0].review text: All were awesome. Tasty Food." in lines
+    assert lines[-1] == "Overview:"  # the prompt tail after the data is kept, as a line of its own
 
 
 def test_json_is_flattened_and_plain_text_is_not():
@@ -134,6 +136,8 @@ def test_json_is_flattened_and_plain_text_is_not():
     assert ev.metadata["structured_format"] == "json"
     (plain,) = normalize_context("[1] Paris is the capital. [2]")
     assert plain.text == "[1] Paris is the capital. [2]" and "flattened" not in plain.metadata
+    prose = "A long paragraph of prose that mentions a config.\n{\"a\": 1}\nand keeps going for a while after it, much longer."
+    assert normalize_context(prose)[0].text == prose  # a small block inside prose stays prose
     (rec,) = normalize_context({"name": "Cafe", "stars": 4})  # a dict without a text key is data
     assert rec.text == "name: Cafe\nstars: 4"
     (kept,) = normalize_context(Evidence(id="x", text='{"a": 1}'))  # Evidence is taken as given
@@ -194,7 +198,7 @@ def test_flattened_data_windows_by_line():
     (ev,) = normalize_context(RAGTRUTH_D2T)
     ws = make_windows(ev, max_tokens=12, overlap_sentences=0)
     _check_windows(ev, ws, 12)
-    assert any("attributes.WiFi: no" in w.text.split("\n") for w in ws)
+    assert any("attributes.Wi Fi: no" in w.text.split("\n") for w in ws)
 
 
 def test_empty_and_bad_arguments():
