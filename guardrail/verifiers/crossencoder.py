@@ -64,10 +64,19 @@ class CrossEncoderVerifier:
     """Grounding verifier backed by the shipped int8 ONNX cross-encoder.
 
     ``threads`` caps onnxruntime's intra-op threads (None: onnxruntime's default, all cores).
+    ``max_batch`` caps the pairs per onnxruntime call whatever batch size the caller asks for: at 256
+    tokens a batch of 32 peaks near 1 GB RSS, a batch of 8 near 330 MB, for about the same pairs/s.
     Raises :class:`ModelLoadError` when the folder or one of its files is missing or unreadable.
     """
 
-    def __init__(self, model_dir: str | Path | None = None, max_length: int | None = None, threads: int | None = None):
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        max_length: int | None = None,
+        threads: int | None = None,
+        max_batch: int = 8,
+    ):
+        self.max_batch = max(1, int(max_batch))
         self.model_dir = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
         self.config = self._load_config(self.model_dir)
         self.name: str = self.config.get("name", "grounding-minilm")
@@ -143,8 +152,9 @@ class CrossEncoderVerifier:
             return out
         # Sort by length so each batch pads to a similar size: padding is pure waste on a CPU.
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        for s in range(0, len(order), max(1, batch_size)):
-            idx = order[s : s + batch_size]
+        step = max(1, min(batch_size, self.max_batch))
+        for s in range(0, len(order), step):
+            idx = order[s : s + step]
             enc = self._tokenizer.encode_batch([(pairs[i][0], pairs[i][1]) for i in idx])
             feeds = {
                 "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
