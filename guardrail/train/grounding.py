@@ -357,7 +357,8 @@ def train(args: argparse.Namespace) -> Path:
         sched.step()
         opt.zero_grad(set_to_none=True)
         step += 1
-        ema = float(loss) if ema is None else 0.95 * ema + 0.05 * float(loss)
+        lv = loss.item()
+        ema = lv if ema is None else 0.95 * ema + 0.05 * lv
         rate = (time.time() - t0) / (step - start_step)
         if args.time_budget_min and step - start_step == 20 and not args.steps:
             # Fit the schedule to the time left: the LR decays to zero at the last step we can afford.
@@ -366,7 +367,7 @@ def train(args: argparse.Namespace) -> Path:
                 log.info("%.1fs/step: shrinking schedule %d -> %d steps", rate, state["total"], affordable)
                 state["total"] = affordable
         if step % args.log_every == 0:
-            log.info("step %d/%d loss %.4f (ema %.4f) lr %.2e %.2fs/step", step, state["total"], float(loss), ema,
+            log.info("step %d/%d loss %.4f (ema %.4f) lr %.2e %.2fs/step", step, state["total"], lv, ema,
                      sched.get_last_lr()[0], rate)
         if step % args.eval_every == 0 or step == state["total"]:
             log.info("step %d %s", step, json.dumps(evaluate()))
