@@ -341,3 +341,9 @@ def test_long_context_embeds_a_shortlist(embedder, monkeypatch):
     items = sel.select([_claim(0, "A cable from Lisbon to Recife was laid in 1874.")], ev)
     assert seen[1] <= 8
     assert any("Lisbon and Recife" in w.text for w in items[0].windows)
+    seen.clear()  # many claims: the total is capped, taken rank by rank across claims
+    sel = EvidenceSelector(top_k=3, method="hybrid", embedder=embedder, max_embedded_windows=20, shortlist=8)
+    claims = [_claim(0, "A cable from Lisbon to Recife was laid in 1874.")] + [_claim(i, f"Lorem ipsum {i} dolor.") for i in range(1, 12)]
+    items = sel.select(claims, ev)
+    assert 8 < seen[1] <= 20
+    assert any("Lisbon and Recife" in w.text for w in items[0].windows)
