@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli_io import collect_context, read_answer, read_text
 from .errors import GuardrailError, InputError
 
 __all__ = ["main"]
@@ -105,49 +106,13 @@ def _make_guardrail(args: argparse.Namespace):
 # ---------------------------------------------------------------------------- check
 
 
-def _read_text(path: Path, what: str) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{what} file {path} is not valid UTF-8 (byte {exc.start})") from exc
-
-
-def _stdin_text(what: str) -> str:
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{what} on stdin is not valid UTF-8 (byte {exc.start})") from exc
-
-
-def _collect_context(args: argparse.Namespace) -> list[Any]:
-    docs: list[Any] = []
-    for text in args.context:
-        docs.append(_stdin_text("context") if text == "-" else text)
-    for path in args.context_file:
-        text = _read_text(path, "context")
-        if path.suffix == ".json":
-            try:
-                loaded = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
-            docs.extend(loaded if isinstance(loaded, list) else [loaded])
-        else:
-            docs.append({"id": path.stem, "text": text, "source": str(path)})
-    return docs
-
-
 def _cmd_check(args: argparse.Namespace) -> int:
-    answer = _read_text(args.answer_file, "answer") if args.answer_file else (_stdin_text("answer") if args.answer == "-" else args.answer)
-    context = _collect_context(args)
+    answer = read_answer(args)
+    context = collect_context(args)
     schema = None
     if args.schema:
         try:
-            schema = json.loads(_read_text(args.schema, "schema"))
+            schema = json.loads(read_text(args.schema, "schema"))
         except json.JSONDecodeError as exc:
             raise InputError(f"{args.schema}:{exc.lineno}:{exc.colno}: schema is not JSON: {exc.msg}") from exc
     report = _make_guardrail(args).check(answer, context, args.question, schema=schema)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..cli_io import collect_context, read_answer
 from ..errors import InputError
 
 __all__ = ["add_commands"]
@@ -62,30 +62,6 @@ def add_commands(subparsers: Any, make_guardrail: Callable[..., Any]) -> None:
 # --------------------------------------------------------------------------- guard
 
 
-def _read(path: Path, what: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{what} file {path} is not valid UTF-8 (byte {exc.start})") from exc
-
-
-def _context(args: argparse.Namespace) -> list[Any]:
-    docs: list[Any] = list(args.context)
-    for path in args.context_file:
-        text = _read(path, "context")
-        if path.suffix == ".json":
-            try:
-                loaded = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
-            docs.extend(loaded if isinstance(loaded, list) else [loaded])
-        else:
-            docs.append({"id": path.stem, "text": text, "source": str(path)})
-    return docs
-
-
 def _llm(args: argparse.Namespace) -> Any:
     if args.offline_rewriter:
         from ._rewriter import EvidenceRewriter
@@ -119,11 +95,8 @@ def _cmd_guard(args: argparse.Namespace, make_guardrail: Callable[..., Any]) -> 
     if unknown:
         raise InputError(f"--fail-on: unknown action(s) {sorted(unknown)}; choose from {[a.value for a in Action]}")
     policy = PolicyStore(args.policies, fallback_to_default=args.fallback_to_default).get(args.tenant)
-    if args.answer_file:
-        answer = _read(args.answer_file, "answer")
-    else:
-        answer = sys.stdin.read() if args.answer == "-" else args.answer
-    context = _context(args)
+    answer = read_answer(args)
+    context = collect_context(args)
     guardrail = _build(make_guardrail, args.verifier)
     audit = AuditLog(args.audit_db, redact=args.redact) if args.audit_db else None
     try:

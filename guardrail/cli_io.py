@@ -1,0 +1,61 @@
+"""Reading answers and context for the command line, shared by every subcommand.
+
+Text is decoded as UTF-8 strictly: a wrong encoding is an error that names the file and byte,
+never a silently mangled claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+__all__ = ["read_text", "read_stdin", "read_answer", "collect_context"]
+
+
+def read_text(path: Path, what: str) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} file {path} is not valid UTF-8 (byte {exc.start})") from exc
+
+
+def read_stdin(what: str) -> str:
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} on stdin is not valid UTF-8 (byte {exc.start})") from exc
+
+
+def read_answer(args: argparse.Namespace) -> str:
+    """``--answer-file PATH``, ``--answer -`` (stdin) or ``--answer TEXT``."""
+    if args.answer_file:
+        return read_text(args.answer_file, "answer")
+    return read_stdin("answer") if args.answer == "-" else args.answer
+
+
+def collect_context(args: argparse.Namespace) -> list[Any]:
+    """Passages from ``--context`` (``-`` reads stdin) and ``--context-file`` (a ``.json`` file holds a list)."""
+    docs: list[Any] = []
+    for text in args.context:
+        docs.append(read_stdin("context") if text == "-" else text)
+    for path in args.context_file:
+        text = read_text(path, "context")
+        if path.suffix == ".json":
+            try:
+                loaded = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
+            docs.extend(loaded if isinstance(loaded, list) else [loaded])
+        else:
+            docs.append({"id": path.stem, "text": text, "source": str(path)})
+    return docs
