@@ -85,18 +85,29 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--verifier", default="default", help="default | heuristic | grounding | hf:PATH")
+    p.add_argument("--verifier", default="default", help="default | heuristic | grounding | hf:PATH | judge | cascade")
     p.add_argument("--threshold", type=float, default=0.5, help="hallucination score at which a claim is flagged")
     p.add_argument("--require-citations", action="store_true", help="list factual claims without a citation")
     p.add_argument("--top-k", type=int, default=3, help="evidence windows per claim")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for --verifier judge|cascade")
+    p.add_argument("--llm-model", help="model name at --llm-base-url")
+    p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
 
 
 def _make_guardrail(args: argparse.Namespace):
     from .evidence import EvidenceSelector
     from .guardrail import Guardrail
 
+    llm = None
+    if getattr(args, "llm_base_url", None):
+        if not args.llm_model:
+            raise InputError("--llm-base-url needs --llm-model")
+        from .llm import OpenAIChat
+
+        llm = OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
     return Guardrail(
         getattr(args, "verifier", "default"),
+        llm=llm,
         selector=EvidenceSelector(top_k=getattr(args, "top_k", 3)),
         threshold=getattr(args, "threshold", 0.5),
         require_citations=getattr(args, "require_citations", False),

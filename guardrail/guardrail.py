@@ -81,7 +81,7 @@ class Guardrail:
     Args:
         verifier: a ``Verifier`` or a spec string: ``"default"`` (the shipped grounding model, or the
             interim heuristic when no model is shipped), ``"heuristic"``, ``"grounding"``,
-            ``"hf:/path/to/model"``.
+            ``"hf:/path/to/model"``, ``"judge"`` or ``"cascade"`` (these two need ``llm``).
         extractor: how answers are split into claims (default: sentence-level, offline).
         selector: how evidence windows are picked per claim (default: hybrid BM25 + embeddings, top 3).
         threshold: hallucination score at or above which a contradicted/unsupported claim is flagged.
@@ -90,6 +90,7 @@ class Guardrail:
         schema: JSON Schema dict or pydantic model that structured (JSON) answers must satisfy.
         max_context_chars: longer contexts are not checked (each claim unevaluatable, reason given)
             rather than cut silently.
+        llm: a ``guardrail.llm.ChatModel`` (e.g. ``OpenAIChat``) for the judge and cascade verifiers.
     """
 
     def __init__(
@@ -104,10 +105,11 @@ class Guardrail:
         schema: Schema | None = None,
         max_context_chars: int = 4_000_000,
         batch_size: int = 32,
+        llm: Any = None,
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise InputError(f"threshold must be within 0..1, got {threshold}")
-        self.verifier: Verifier = make_verifier(verifier) if isinstance(verifier, str) else verifier
+        self.verifier: Verifier = make_verifier(verifier, llm=llm) if isinstance(verifier, str) else verifier
         self.extractor: ClaimExtractor = extractor or SentenceClaimExtractor()
         self.selector = selector or EvidenceSelector()
         self.threshold = threshold

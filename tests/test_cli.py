@@ -105,3 +105,42 @@ def test_installed_entry_point_runs_demo():
     assert proc.returncode == 0, proc.stderr
     assert "faithful answer" in proc.stdout
     assert "HALLUCINATION FLAGGED" in proc.stdout
+
+
+# ---------------------------------------------------------------------------- LLM judge from the CLI
+
+from openai_stub import Reply, openai_stub  # noqa: E402,F401  (fixture)
+
+
+def _judge_reply(label: str, quote: str) -> str:
+    return json.dumps(
+        {"reasoning": "compare the year with the evidence", "label": label, "confidence": 0.9,
+         "evidence_quote": quote, "evidence_window": 1, "error_type": "temporal" if label != "supported" else None}
+    )
+
+
+def test_check_with_llm_judge(openai_stub, capsys):
+    openai_stub.add(_judge_reply("contradicted", "completed in 1889"))
+    argv = ["check", "--answer", WRONG, "--context", CONTEXT, "--json", "--verifier", "judge",
+            "--llm-base-url", openai_stub.base_url, "--llm-model", "stub"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verifier"] == "llm-judge" and report["hallucinated"] is True
+    assert report["verdicts"][0]["label"] == "contradicted"
+    assert "1889" in openai_stub.requests[0]["json"]["messages"][-1]["content"]
+
+
+def test_check_with_llm_judge_down_is_never_a_pass(openai_stub, capsys):
+    for _ in range(6):
+        openai_stub.add(Reply(status=500))
+    argv = ["check", "--answer", WRONG, "--context", CONTEXT, "--json", "--verifier", "judge",
+            "--llm-base-url", openai_stub.base_url, "--llm-model", "stub", "--llm-timeout", "5"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdicts"][0]["label"] == "unevaluatable"
+    assert "500" in report["verdicts"][0]["reason"]
+
+
+def test_judge_without_llm_is_a_clear_error(capsys):
+    assert main(["check", "--answer", WRONG, "--context", CONTEXT, "--verifier", "judge"]) == 2
+    assert "needs an LLM" in capsys.readouterr().err

@@ -6,6 +6,7 @@ Backends are imported only when asked for, so ``import guardrail`` never pulls t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from .base import Verifier, averify, unevaluatable
@@ -19,14 +20,26 @@ def shipped_model_available() -> bool:
     return (_SHIPPED_MODEL / "model.onnx").is_file()
 
 
-def make_verifier(spec: str) -> Verifier:
+def make_verifier(spec: str, llm: Any = None) -> Verifier:
     """Builds a verifier from a short spec, as used by the CLI and policy files.
 
     ``default``   the shipped grounding cross-encoder, or the interim heuristic if none is shipped
     ``heuristic`` embedding similarity + lexical, number and entity overlap
     ``grounding`` the shipped cross-encoder (error if it is not there)
     ``hf:PATH``   a local Hugging Face NLI / sequence-classification model directory
+    ``judge``     an LLM judge (chain of thought, JSON verdicts) on ``llm``, a ``guardrail.llm.ChatModel``
+    ``cascade``   the default verifier first, the LLM judge only for claims in its uncertain band
     """
+    if spec in ("judge", "cascade"):
+        if llm is None:
+            raise ConfigError(f"verifier '{spec}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
+        from .judge import LLMJudgeVerifier
+
+        if spec == "judge":
+            return LLMJudgeVerifier(llm)
+        from .cascade import CascadeVerifier
+
+        return CascadeVerifier(make_verifier("default"), LLMJudgeVerifier(llm))
     if spec == "default":
         spec = "grounding" if shipped_model_available() else "heuristic"
     if spec == "heuristic":
@@ -41,4 +54,6 @@ def make_verifier(spec: str) -> Verifier:
         from .hf import HFVerifier
 
         return HFVerifier(spec[3:])
-    raise ConfigError(f"unknown verifier '{spec}' (expected default, heuristic, grounding or hf:PATH)", field="verifier")
+    raise ConfigError(
+        f"unknown verifier '{spec}' (expected default, heuristic, grounding, hf:PATH, judge or cascade)", field="verifier"
+    )
