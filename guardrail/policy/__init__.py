@@ -15,7 +15,7 @@ from ._loader import load_policy, policy_from_yaml
 from ._policy import Action, CaveatStyle, FailMode, Policy, ReasonCode
 from ._regenerate import aregenerate, corrective_messages, parse_rewrites, regenerate, splice
 from ._rewriter import EvidenceRewriter
-from ._store import PolicyStore
+from ._store import PolicySource, PolicyStore, resolve_policy
 
 __all__ = [
     "Action",
@@ -26,6 +26,8 @@ __all__ = [
     "load_policy",
     "policy_from_yaml",
     "PolicyStore",
+    "PolicySource",
+    "resolve_policy",
     "Decision",
     "Reason",
     "Attempt",

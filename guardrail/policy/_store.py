@@ -13,8 +13,10 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Union
 
 from ..errors import ConfigError, InputError
 from ._loader import load_policy
@@ -149,3 +151,29 @@ class PolicyStore:
         """Tenants currently served by a last good policy because their file is broken, and why."""
         with self._lock:
             return {t: e.error for t, e in self._entries.items() if e.broken is not None and e.error}
+
+
+#: What an adapter may be configured with: one policy for every tenant, a store, a mapping, a
+#: callable, or None for the built-in defaults.
+PolicySource = Union[Policy, PolicyStore, Mapping[str, Policy], Callable[[str], Policy], None]
+
+_BUILTIN = Policy(name="default")
+
+
+def resolve_policy(source: PolicySource, tenant: str) -> Policy:
+    """The policy for ``tenant`` from an adapter's configuration, resolved per call so a store's
+    hot reload and concurrent tenants both work; an unknown tenant is an error, never the default."""
+    if source is None:
+        return _BUILTIN
+    if isinstance(source, Policy):
+        return source
+    if isinstance(source, PolicyStore):
+        return source.get(tenant)
+    if isinstance(source, Mapping):
+        if tenant not in source:
+            raise ConfigError(f"no policy for tenant {tenant!r} (known: {', '.join(sorted(source)) or 'none'})", field="policy")
+        return source[tenant]
+    found = source(tenant)
+    if not isinstance(found, Policy):
+        raise ConfigError(f"policy callable returned {type(found).__name__} for tenant {tenant!r}, not a Policy", field="policy")
+    return found

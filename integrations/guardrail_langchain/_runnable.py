@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from guardrail.errors import ConfigError, InputError
 from guardrail.llm import ChatModel, LangChainChat
-from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard
+from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard, resolve_policy
 from guardrail.streaming import CheckedSegment, acheck_stream, check_stream
 
 from ._evidence import EvidenceCollector, documents_to_evidence
@@ -45,7 +45,6 @@ QUESTION_KEYS = ("question", "input", "query")
 DECISION_EVENT = "guardrail_decision"
 SEGMENT_EVENT = "guardrail_segment"
 
-_DEFAULT_POLICY = Policy(name="default")
 
 
 class GuardedOutput(BaseModel):
@@ -326,21 +325,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         raise ConfigError(f"guardrail must be a Guardrail or a check callable, got {type(g).__name__}", field="guardrail")
 
     def _policy_for(self, tenant: str) -> Policy:
-        p = self.policy
-        if p is None:
-            return _DEFAULT_POLICY
-        if isinstance(p, Policy):
-            return p
-        if isinstance(p, PolicyStore):
-            return p.get(tenant)
-        if isinstance(p, Mapping):
-            if tenant not in p:
-                raise ConfigError(f"no policy for tenant {tenant!r} (known: {', '.join(sorted(p)) or 'none'})", field="policy")
-            return p[tenant]
-        found = p(tenant)
-        if not isinstance(found, Policy):
-            raise ConfigError(f"policy callable returned {type(found).__name__} for tenant {tenant!r}, not a Policy", field="policy")
-        return found
+        return resolve_policy(self.policy, tenant)
 
     def _regeneration_llm(self, config: RunnableConfig) -> Any:
         """The rewrite model for one invocation, its calls traced under ``config`` (our child config)."""

@@ -18,12 +18,11 @@ from llama_index.core.base.response.schema import AsyncStreamingResponse, Respon
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from guardrail.errors import ConfigError, InputError
-from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard
+from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard, resolve_policy
 from guardrail.types import Evidence
 
 __all__ = ["GuardedQueryEngine", "nodes_to_evidence"]
 
-_DEFAULT_POLICY = Policy(name="default")
 #: Key of the ``Decision`` in ``Response.metadata``.
 DECISION_KEY = "guardrail"
 
@@ -114,21 +113,7 @@ class GuardedQueryEngine(BaseQueryEngine):
         raise ConfigError(f"guardrail must be a Guardrail or a check callable, got {type(g).__name__}", field="guardrail")
 
     def _policy_for(self) -> Policy:
-        p, tenant = self._policy, self.tenant
-        if p is None:
-            return _DEFAULT_POLICY
-        if isinstance(p, Policy):
-            return p
-        if isinstance(p, PolicyStore):
-            return p.get(tenant)
-        if isinstance(p, Mapping):
-            if tenant not in p:
-                raise ConfigError(f"no policy for tenant {tenant!r} (known: {', '.join(sorted(p)) or 'none'})", field="policy")
-            return p[tenant]
-        found = p(tenant)
-        if not isinstance(found, Policy):
-            raise ConfigError(f"policy callable returned {type(found).__name__} for tenant {tenant!r}, not a Policy", field="policy")
-        return found
+        return resolve_policy(self._policy, self.tenant)
 
     @staticmethod
     def _text(response: Any) -> str:
