@@ -86,9 +86,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verifier", default="default", help="default | heuristic | grounding | hf:PATH | judge | cascade")
-    p.add_argument("--threshold", type=float, default=0.5, help="hallucination score at which a claim is flagged")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="hallucination score at which a claim is flagged (default: the verifier's recommended one, else 0.5)")
     p.add_argument("--require-citations", action="store_true", help="list factual claims without a citation")
-    p.add_argument("--top-k", type=int, default=3, help="evidence windows per claim")
+    p.add_argument("--top-k", type=int, default=None, help="evidence windows per claim (default: the verifier's, else 3)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for --verifier judge|cascade")
     p.add_argument("--llm-model", help="model name at --llm-base-url")
     p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
@@ -97,6 +98,7 @@ def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
 def _make_guardrail(args: argparse.Namespace):
     from .evidence import EvidenceSelector
     from .guardrail import Guardrail
+    from .verifiers import make_verifier
 
     llm = None
     if getattr(args, "llm_base_url", None):
@@ -105,11 +107,15 @@ def _make_guardrail(args: argparse.Namespace):
         from .llm import OpenAIChat
 
         llm = OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
+    verifier = make_verifier(getattr(args, "verifier", "default"), llm=llm)
+    settings = dict(getattr(verifier, "evidence_selector", None) or {})
+    if getattr(args, "top_k", None):
+        settings["top_k"] = args.top_k
     return Guardrail(
-        getattr(args, "verifier", "default"),
+        verifier,
         llm=llm,
-        selector=EvidenceSelector(top_k=getattr(args, "top_k", 3)),
-        threshold=getattr(args, "threshold", 0.5),
+        selector=EvidenceSelector(**settings),
+        threshold=getattr(args, "threshold", None),
         require_citations=getattr(args, "require_citations", False),
     )
 

@@ -83,8 +83,10 @@ class Guardrail:
             interim heuristic when no model is shipped), ``"heuristic"``, ``"grounding"``,
             ``"hf:/path/to/model"``, ``"judge"`` or ``"cascade"`` (these two need ``llm``).
         extractor: how answers are split into claims (default: sentence-level, offline).
-        selector: how evidence windows are picked per claim (default: hybrid BM25 + embeddings, top 3).
-        threshold: hallucination score at or above which a contradicted/unsupported claim is flagged.
+        selector: how evidence windows are picked per claim (default: what the verifier was trained with,
+            from its ``evidence_selector`` settings; otherwise hybrid BM25 + embeddings, top 3).
+        threshold: hallucination score at or above which a contradicted/unsupported claim is flagged
+            (default: the verifier's ``recommended_threshold``, tuned with the shipped model, else 0.5).
         check_citations: verify citation markers found in the answer.
         require_citations: list factual claims that carry no citation.
         schema: JSON Schema dict or pydantic model that structured (JSON) answers must satisfy.
@@ -99,7 +101,7 @@ class Guardrail:
         *,
         extractor: ClaimExtractor | None = None,
         selector: EvidenceSelector | None = None,
-        threshold: float = 0.5,
+        threshold: float | None = None,
         check_citations: bool = True,
         require_citations: bool = False,
         schema: Schema | None = None,
@@ -107,11 +109,14 @@ class Guardrail:
         batch_size: int = 32,
         llm: Any = None,
     ) -> None:
+        self.verifier: Verifier = make_verifier(verifier, llm=llm) if isinstance(verifier, str) else verifier
+        if threshold is None:
+            threshold = float(getattr(self.verifier, "recommended_threshold", 0.5))
         if not 0.0 <= threshold <= 1.0:
             raise InputError(f"threshold must be within 0..1, got {threshold}")
-        self.verifier: Verifier = make_verifier(verifier, llm=llm) if isinstance(verifier, str) else verifier
         self.extractor: ClaimExtractor = extractor or SentenceClaimExtractor()
-        self.selector = selector or EvidenceSelector()
+        # A trained verifier only knows the evidence it was trained on: use its selector settings.
+        self.selector = selector or EvidenceSelector(**(getattr(self.verifier, "evidence_selector", None) or {}))
         self.threshold = threshold
         self.check_citations = check_citations
         self.require_citations = require_citations

@@ -37,7 +37,7 @@ from .base import unevaluatable
 if TYPE_CHECKING:  # pragma: no cover
     from ..embeddings import Embedder
 
-__all__ = ["HeuristicVerifier", "FEATURES", "WEIGHTS", "BIAS"]
+__all__ = ["HeuristicVerifier", "Analysis", "FEATURES", "WEIGHTS", "BIAS"]
 
 #: Feature order of the logistic model.
 FEATURES: tuple[str, ...] = (
@@ -233,6 +233,18 @@ class _Prepared:
     sentences: list[tuple[str, int, int, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """One claim's evidence sentences and feature facts (``facts["x"]`` is the vector in FEATURES order)."""
+
+    prepared: _Prepared
+    facts: dict
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.facts["x"]
+
+
 class HeuristicVerifier:
     """Interim verifier on the shipped embedder; see the module docstring for what it checks."""
 
@@ -252,21 +264,35 @@ class HeuristicVerifier:
     # ------------------------------------------------------------------ protocol
 
     def verify(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list[ClaimVerdict]:
-        out: list[ClaimVerdict | None] = [None] * len(items)
+        out: list[ClaimVerdict] = []
+        for item, analysis in zip(items, self.analyse(items, batch_size)):
+            if isinstance(analysis, str):
+                out.append(unevaluatable(item, analysis, self.name))
+            else:
+                out.append(self.verdict(analysis, self.score(analysis.x)))
+        return out
+
+    def analyse(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list["Analysis | str"]:
+        """Features and the facts behind them per item, or the reason the item cannot be checked.
+
+        Public because the shipped cross-encoder's fusion head scores these same features next to its
+        own output: one feature code path for both verifiers, so training and inference cannot drift.
+        """
+        out: list[Analysis | str] = [""] * len(items)
         ready: list[tuple[int, _Prepared]] = []
         for i, item in enumerate(items):
             claim_text = _strip_markers(item.claim.check_text).strip()
             if not item.windows:
-                out[i] = unevaluatable(item, "no evidence to check the claim against (no context, or no window selected)", self.name)
+                out[i] = "no evidence to check the claim against (no context, or no window selected)"
             elif not claim_text:
-                out[i] = unevaluatable(item, "the claim has no text to check once citation markers are removed", self.name)
+                out[i] = "the claim has no text to check once citation markers are removed"
             else:
                 ready.append((i, self._prepare(item, claim_text)))
         if ready:
             feats = self._features([p for _, p in ready], batch_size)
             for (i, p), f in zip(ready, feats):
-                out[i] = self._verdict(p, f)
-        return [v for v in out if v is not None]
+                out[i] = Analysis(prepared=p, facts=f)
+        return out
 
     # ------------------------------------------------------------------ features
 
@@ -404,10 +430,14 @@ class HeuristicVerifier:
         z = BIAS + float(np.dot(WEIGHTS, x))
         return 1.0 / (1.0 + math.exp(-z))
 
-    def _verdict(self, p: _Prepared, f: dict) -> ClaimVerdict:
-        h = self.score(f["x"])
+    def verdict(
+        self, analysis: "Analysis", h: float, name: str | None = None, note: str = "", threshold: float = 0.5
+    ) -> ClaimVerdict:
+        """Verdict for an analysed claim at hallucination score ``h``: the label's kind (contradicted and
+        its error type, or unsupported), the evidence sentence and the reason come from the facts."""
+        p, f = analysis.prepared, analysis.facts
         conflict: ErrorType | None = f["conflict"]
-        if h < 0.5:
+        if h < threshold:
             label, error_type = Label.supported, None
         elif conflict is not None:
             label, error_type = Label.contradicted, conflict
@@ -429,8 +459,8 @@ class HeuristicVerifier:
             evidence_ids=sorted({w.evidence_id for w in p.item.windows}),
             evidence_span=EvidenceSpan(evidence_id=ev_id, start=s, end=e, text=text),
             error_type=error_type,
-            reason=_reason(f, conflict if label is Label.contradicted else None),
-            verifier=self.name,
+            reason=note + _reason(f, conflict if label is Label.contradicted else None),
+            verifier=name or self.name,
         )
 
 
