@@ -27,7 +27,7 @@ from ..errors import ModelLoadError
 from ..types import ClaimVerdict, EvidenceSpan, Label, VerificationItem, Window
 from .base import unevaluatable
 
-__all__ = ["CrossEncoderVerifier", "DEFAULT_MODEL_DIR", "premise_text", "hypothesis_text"]
+__all__ = ["CrossEncoderVerifier", "DEFAULT_MODEL_DIR", "premise_text", "hypothesis_text", "fuse"]
 
 #: Where the shipped model lives inside the package.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "grounding-minilm"
@@ -60,6 +60,23 @@ def premise_text(item: VerificationItem) -> str:
     return _SEP.join(parts)
 
 
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def fuse(p_not_supported: np.ndarray, features: np.ndarray, fusion: dict[str, Any]) -> np.ndarray:
+    """The fusion head: logistic regression over the cross-encoder's logit and the heuristic features.
+
+    Why: the small cross-encoder reads paraphrase and meaning; the heuristic's exact checks (a number, a
+    date, a name or a data field absent from the evidence) catch what a 6-layer model glosses over. The
+    weights are fitted on RAGTruth train claims the cross-encoder never saw (``guardrail train fuse``).
+    """
+    x = np.column_stack([_logit(p_not_supported), np.asarray(features, dtype=np.float64)])
+    z = (x - np.asarray(fusion["mean"])) / np.asarray(fusion["scale"])
+    return 1.0 / (1.0 + np.exp(-(float(fusion["bias"]) + z @ np.asarray(fusion["weights"]))))
+
+
 class CrossEncoderVerifier:
     """Grounding verifier backed by the shipped int8 ONNX cross-encoder.
 
@@ -88,6 +105,21 @@ class CrossEncoderVerifier:
         self.thresholds: dict[str, float] = {k: float(v) for k, v in (self.config.get("thresholds") or {}).items()}
         #: Report-level threshold tuned with the model (response F1 on dev); callers may pass it on.
         self.recommended_threshold = float(self.config.get("recommended_threshold", 0.5))
+        #: EvidenceSelector settings the model was trained with (Guardrail uses them by default).
+        self.evidence_selector: dict[str, Any] = dict(self.config.get("evidence_selector") or {})
+        #: Fusion head over the cross-encoder and the heuristic features (None: the cross-encoder alone).
+        self.fusion: dict[str, Any] | None = self.config.get("fusion")
+        self._heuristic = None
+        if self.fusion is not None:
+            from .heuristic import FEATURES, HeuristicVerifier
+
+            expected = ["cross_encoder_logit", *FEATURES]
+            if list(self.fusion.get("features", [])) != expected:
+                raise ModelLoadError(
+                    f"{self.model_dir / 'config.json'}: fusion.features {self.fusion.get('features')} do not match "
+                    f"this version's heuristic features {expected}; retrain with `guardrail train fuse`"
+                )
+            self._heuristic = HeuristicVerifier()
         self._tokenizer = self._load_tokenizer()
         self._session = self._load_session(threads)
         self._input_names = {i.name for i in self._session.get_inputs()}
@@ -167,11 +199,19 @@ class CrossEncoderVerifier:
             out[idx] = p / p.sum(axis=1, keepdims=True)
         return out
 
-    def calibrate(self, probs: np.ndarray) -> np.ndarray:
-        """Calibrated probability that each claim is not supported, from raw class probabilities."""
-        p_sup = probs[:, self.labels.index("supported")].astype(np.float64)
-        p_h = np.clip(1.0 - p_sup, 1e-6, 1 - 1e-6)
-        z = self._cal_a * np.log(p_h / (1 - p_h)) + self._cal_b
+    def raw_scores(self, probs: np.ndarray, features: np.ndarray | None = None) -> np.ndarray:
+        """Uncalibrated probability that each claim is not supported: the cross-encoder's own, or the
+        fusion head's when the model has one (then ``features`` are the heuristic's, in FEATURES order)."""
+        p_h = 1.0 - probs[:, self.labels.index("supported")].astype(np.float64)
+        if self.fusion is None:
+            return p_h
+        if features is None:
+            raise ValueError("this model has a fusion head: pass the heuristic features")
+        return fuse(p_h, features, self.fusion)
+
+    def calibrate(self, probs: np.ndarray, features: np.ndarray | None = None) -> np.ndarray:
+        """Calibrated probability that each claim is not supported (Platt scaling of the raw score)."""
+        z = self._cal_a * _logit(self.raw_scores(probs, features)) + self._cal_b
         return 1.0 / (1.0 + np.exp(-z))
 
     def verify(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list[ClaimVerdict]:
@@ -184,12 +224,36 @@ class CrossEncoderVerifier:
                 verdicts[i] = unevaluatable(item, "claim is empty once citation markers are removed", self.name)
             else:
                 todo.append(i)
-        if todo:
+        if todo and self._heuristic is not None:
+            analyses = self._heuristic.analyse([items[i] for i in todo], batch_size)
+            for i, a in zip(list(todo), analyses):
+                if isinstance(a, str):  # the heuristic's own reason the claim cannot be checked
+                    verdicts[i] = unevaluatable(items[i], a, self.name)
+            keep = [(i, a) for i, a in zip(todo, analyses) if not isinstance(a, str)]
+            todo = [i for i, _ in keep]
+            if todo:
+                probs = self.predict([(premise_text(items[i]), hypothesis_text(items[i])) for i in todo], batch_size)
+                scores = self.calibrate(probs, np.stack([a.x for _, a in keep]))
+                for row, (i, a) in enumerate(keep):
+                    verdicts[i] = self._fused_verdict(a, probs[row], float(scores[row]))
+        elif todo:
             probs = self.predict([(premise_text(items[i]), hypothesis_text(items[i])) for i in todo], batch_size)
             scores = self.calibrate(probs)
             for row, i in enumerate(todo):
                 verdicts[i] = self._verdict(items[i], probs[row], float(scores[row]))
         return [v for v in verdicts if v is not None]
+
+    def _fused_verdict(self, analysis: Any, probs: np.ndarray, score: float) -> ClaimVerdict:
+        # The heuristic's facts name the kind of failure (a conflicting number, date or name is a
+        # contradiction) and the evidence sentence; the model's own class decides otherwise.
+        kind = Label.contradicted.value if analysis.facts["conflict"] is not None else self._hallucination_kind(probs)
+        threshold = self.thresholds.get(kind, 0.5)
+        p_model = 1.0 - float(probs[self.labels.index("supported")])
+        note = f"p(not supported) {score:.3f} (threshold {threshold:.3f}; cross-encoder alone {p_model:.3f}); "
+        verdict = self._heuristic.verdict(analysis, score, name=self.name, note=note, threshold=threshold)
+        if verdict.label is Label.unsupported and kind == Label.contradicted.value:
+            verdict = verdict.model_copy(update={"label": Label.contradicted})
+        return verdict
 
     def _verdict(self, item: VerificationItem, probs: np.ndarray, score: float) -> ClaimVerdict:
         kind = self._hallucination_kind(probs)
