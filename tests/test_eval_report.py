@@ -1,0 +1,100 @@
+"""Report files: valid JSON that reads back, Markdown tables, HTML that references real PNGs."""
+
+from __future__ import annotations
+
+import builtins
+import json
+from html.parser import HTMLParser
+
+import pytest
+
+from guardrail.errors import BackendError
+from guardrail.eval.report import markdown, write_report
+from guardrail.eval.runner import EvalConfig, EvalResult, run_eval
+from guardrail.eval.types import EvalExample
+from test_eval_runner import ScriptedVerifier, _paired
+
+
+@pytest.fixture(scope="module")
+def result() -> EvalResult:
+    examples, scores = _paired(8)
+    # A second dataset with two tasks, so the per-dataset and per-task tables both appear.
+    for i in range(8):
+        text = f"Other claim {i}."
+        scores[text] = 0.9 if i % 2 else 0.1
+        examples.append(EvalExample(id=f"other:{i}", dataset="other", task="QA" if i < 4 else "Summary",
+                                    context="Some context.", response=text, hallucinated=bool(i % 2), group=f"o{i}"))
+    examples.append(EvalExample(id="other:boom", dataset="other", task="QA", context="c", response="It goes BOOM.",
+                                hallucinated=True, group="ob"))
+    return run_eval(examples, [EvalConfig(name="fake", verifier="scripted", threshold=0.5),
+                               EvalConfig(name="fake-0.4", verifier="scripted", threshold=0.4)],
+                    verifier_factory=lambda spec, llm: ScriptedVerifier(scores), progress=False)
+
+
+def test_markdown_tables(result):
+    md = markdown(result)
+    assert md.startswith("# Evaluation: toy, other")
+    for heading in ("## All datasets", "## toy", "## other", "### other per task", "## Claim-level proxies"):
+        assert heading in md
+    header = next(line for line in md.splitlines() if line.startswith("| config |"))
+    rows = [line for line in md.splitlines()
+            if line.startswith("| fake-0.4 (scripted) |") and len(line.split("|")) == len(header.split("|"))]
+    assert len(rows) == 3  # overall, toy, other (the proxy table has fewer columns)
+    toy_row = rows[1].split(" | ")
+    # policy 0.4 flags the 0.45s: F1 1.0 on toy; n 8 of which 4 hallucinated.
+    assert toy_row[1] == "8 (4)" and toy_row[4:8] == ["0.4", "1.000", "1.000", "1.000"]
+    lenient_toy = [line for line in md.splitlines() if line.startswith("| fake (scripted) |")][1].split(" | ")
+    assert lenient_toy[4:8] == ["0.5", "0.000", "0.000", "0.000"]
+    assert "could not be checked" in md  # the BOOM example is reported, not hidden
+
+
+def test_write_report_files(result, tmp_path):
+    files = write_report(result, tmp_path / "out")
+    data = json.loads(files["json"].read_text(encoding="utf-8"))
+    assert EvalResult.model_validate(data) == result
+    assert files["markdown"].read_text(encoding="utf-8") == markdown(result)
+
+    pngs = {k: p for k, p in files.items() if k.endswith(".png")}
+    assert set(pngs) == {"pr_toy.png", "pr_other.png", "reliability_fake.png", "reliability_fake-0.4.png"}
+    for p in pngs.values():
+        blob = p.read_bytes()
+        assert blob.startswith(b"\x89PNG\r\n\x1a\n") and len(blob) > 5000
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.images, self.open_tags, self.tables = [], [], 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                self.images.append(dict(attrs)["src"])
+            elif tag == "table":
+                self.tables += 1
+            if tag not in ("img", "meta"):
+                self.open_tags.append(tag)
+
+        def handle_endtag(self, tag):
+            assert self.open_tags and self.open_tags[-1] == tag, f"unbalanced </{tag}>"
+            self.open_tags.pop()
+
+    parser = Collect()
+    page = files["html"].read_text(encoding="utf-8")
+    parser.feed(page)
+    assert parser.open_tags == [] and parser.tables >= 4
+    assert sorted(parser.images) == sorted(f"plots/{k}" for k in pngs)
+    assert all((files["html"].parent / src).is_file() for src in parser.images)
+
+
+def test_missing_matplotlib_names_the_extra_and_keeps_the_results(result, tmp_path, monkeypatch):
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(f"No module named '{name}'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(BackendError, match=r"pip install 'rag-guardrail\[eval\]'"):
+        write_report(result, tmp_path / "out")
+    assert (tmp_path / "out" / "results.json").is_file() and (tmp_path / "out" / "results.md").is_file()
+    assert not (tmp_path / "out" / "report.html").exists()
