@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputError
+from .runner import EvalConfig
 from .types import EvalExample, GoldSpan
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +65,6 @@ __all__ = [
     "Attack",
     "SkippedAttack",
     "AttackSuite",
-    "RedteamConfig",
     "AttackOutcome",
     "CategoryScore",
     "RedteamResult",
@@ -161,15 +161,6 @@ class AttackSuite(_Model):
     categories: list[Category] = Field(default_factory=list)
 
 
-class RedteamConfig(_Model):
-    """One verifier configuration under test. (Kept here rather than shared with the eval runner so the
-    suite does not depend on it; it carries the same three fields.)"""
-
-    name: str = Field(description="Column name in the table.")
-    verifier: str = Field(description="Verifier spec for guardrail.verifiers.make_verifier, e.g. 'heuristic' or 'judge'.")
-    threshold: float = Field(0.5, ge=0.0, le=1.0, description="Guardrail threshold: hallucination score at which a claim is flagged.")
-
-
 class AttackOutcome(_Model):
     attack_id: str
     config: str
@@ -194,7 +185,7 @@ class CategoryScore(_Model):
 
 
 class RedteamResult(_Model):
-    configs: list[RedteamConfig]
+    configs: list[EvalConfig] = Field(description="The configurations run, with the threshold each actually used.")
     categories: list[Category]
     seed: int
     dataset: str | None = None
@@ -296,7 +287,7 @@ def _is_date_number(text: str, m: re.Match[str]) -> bool:
 
 def _perturb_number(token: str, rng: random.Random, taken: set[float]) -> str | None:
     """Another plausible value in the same format: small counts move by a few, larger ones by a factor
-    rounded to the original's roundness (50,000 -> 38,000, not 37,500)."""
+    rounded to the original's roundness (50,000 x 0.75 -> 40,000, not 37,500)."""
     commas = "," in token
     plain = token.replace(",", "")
     whole, _, dec = plain.partition(".")
@@ -308,7 +299,7 @@ def _perturb_number(token: str, rng: random.Random, taken: set[float]) -> str | 
         else:
             zeros = len(whole) - len(whole.rstrip("0"))
             q = 10 ** min(zeros, len(whole) - 1)
-            opts = sorted({int(round(iv * f / q) * q) for f in (0.5, 0.6, 0.75, 1.25, 1.5, 2, 3)})
+            opts = sorted({int(iv * f / q + 0.5) * q for f in (0.5, 0.6, 0.75, 1.25, 1.5, 2, 3)})  # half up
         fmt: Callable[[float], str] = (lambda x: f"{int(x):,}") if commas else (lambda x: str(int(x)))
     else:
         nd = len(dec)
@@ -1001,16 +992,17 @@ def handled(attack: Attack, report: "CheckReport") -> tuple[bool, str]:
 
 def run_redteam(
     attacks: Sequence[Attack] | AttackSuite,
-    configs: Sequence[RedteamConfig],
+    configs: Sequence[EvalConfig],
     *,
     llm: Any = None,
     progress: bool = True,
     dataset: str | None = None,
-    make_guardrail: Callable[[RedteamConfig], Any] | None = None,
+    make_guardrail: Callable[[EvalConfig], Any] | None = None,
 ) -> RedteamResult:
     """Checks every attack with every configuration and scores the share handled per category.
 
-    Each configuration is ``Guardrail(verifier=make_verifier(spec, llm), threshold=...)`` unless
+    Each configuration (the eval runner's :class:`EvalConfig`) is
+    ``Guardrail(verifier=make_verifier(spec, llm), threshold=...)`` unless
     ``make_guardrail`` builds it (tests pass fakes that way). Every guardrail is built before any attack
     runs, so a bad spec fails at once. An attack whose check raises is a failure carrying the message.
     """
@@ -1023,29 +1015,51 @@ def run_redteam(
     if dupes:
         raise InputError(f"configuration names must be unique; repeated: {', '.join(dupes)}")
     build = make_guardrail or (lambda cfg: _default_guardrail(cfg, llm))
-    guardrails = [(cfg, build(cfg)) for cfg in configs]
+    guardrails = []
+    for cfg in configs:
+        guard = build(cfg)
+        used = getattr(guard, "threshold", cfg.threshold)
+        guardrails.append((cfg.model_copy(update={"threshold": used}), guard))
 
     from tqdm import tqdm
 
     outcomes: list[AttackOutcome] = []
     with tqdm(total=len(items) * len(configs), unit="attack", disable=not progress, file=sys.stderr, desc="redteam") as bar:
         for cfg, guard in guardrails:
-            reports = guard.check_batch({"id": a.id, "response": a.example.response, "context": a.example.context, "question": a.example.question} for a in items)
-            for attack, report in zip(items, reports):
+            for attack, report in zip(items, _checked(guard, items)):
                 outcomes.append(_outcome(attack, cfg, report))
                 bar.update(1)
     categories = list(suite.categories) if suite else list(dict.fromkeys(a.category for a in items))
-    return _score(outcomes, configs, categories, suite, dataset, len(items))
+    return _score(outcomes, [c for c, _ in guardrails], categories, suite, dataset, len(items))
 
 
-def _default_guardrail(cfg: RedteamConfig, llm: Any) -> Any:
+def _checked(guard: Any, attacks: Sequence[Attack]) -> Iterator[Any]:
+    """One report or exception per attack, in order. ``check_batch`` yields an item's own error in place,
+    but a verifier that raises something other than BackendError ends the whole batch: the attacks not
+    reached yet are then checked one at a time, each keeping its own error."""
+    done = 0
+    try:
+        for report in guard.check_batch(
+            {"id": a.id, "response": a.example.response, "context": a.example.context, "question": a.example.question} for a in attacks
+        ):
+            yield report
+            done += 1
+    except Exception:  # noqa: BLE001 - recovered below, per attack
+        for a in attacks[done:]:
+            try:
+                yield guard.check(a.example.response, a.example.context, a.example.question)
+            except Exception as exc:  # noqa: BLE001 - recorded as that attack's failure
+                yield exc
+
+
+def _default_guardrail(cfg: EvalConfig, llm: Any) -> Any:
     from ..guardrail import Guardrail
     from ..verifiers import make_verifier
 
     return Guardrail(verifier=make_verifier(cfg.verifier, llm), threshold=cfg.threshold)
 
 
-def _outcome(attack: Attack, cfg: RedteamConfig, report: Any) -> AttackOutcome:
+def _outcome(attack: Attack, cfg: EvalConfig, report: Any) -> AttackOutcome:
     common = {"attack_id": attack.id, "config": cfg.name, "category": attack.category, "kind": attack.kind}
     if isinstance(report, Exception):
         msg = f"{type(report).__name__}: {report}"
@@ -1067,7 +1081,7 @@ def _cell(cfg: str, category: str, kind: str | None, rows: list[AttackOutcome]) 
     )
 
 
-def _score(outcomes: list[AttackOutcome], configs: Sequence[RedteamConfig], categories: list[str], suite: AttackSuite | None, dataset: str | None, n_attacks: int) -> RedteamResult:
+def _score(outcomes: list[AttackOutcome], configs: Sequence[EvalConfig], categories: list[str], suite: AttackSuite | None, dataset: str | None, n_attacks: int) -> RedteamResult:
     scores: list[CategoryScore] = []
     overall: dict[str, float | None] = {}
     for cfg in configs:
@@ -1134,7 +1148,7 @@ def render_markdown(result: RedteamResult, *, title: str | None = None) -> str:
             lines.append(f"| &nbsp;&nbsp;↳ {row} | {expect} | " + " | ".join(_fmt(result.score(n, cat, k)) for n in names) + " | |")
     lines.append("| **overall** (mean over categories) | | " + " | ".join("–" if result.overall[n] is None else f"**{result.overall[n]:.2f}**" for n in names) + " | |")
     lines.append("")
-    lines.append("Verifier specs: " + ", ".join(f"`{c.name}` = `{c.verifier}` (threshold {c.threshold})" for c in result.configs) + ".")
+    lines.append("Verifier specs: " + ", ".join(f"`{c.name}` = `{c.verifier}` (threshold {c.threshold if c.threshold is not None else 'recommended'})" for c in result.configs) + ".")
     lines.append("")
     lines.append(
         "Handled: *flagged* = a claim overlapping the changed span is contradicted/unsupported at or above the "
@@ -1166,12 +1180,13 @@ def write_outputs(result: RedteamResult, out_dir: str | Path, suite: AttackSuite
 # ---------------------------------------------------------------------------------------------
 
 
-def _parse_verifier_option(value: str, threshold: float) -> RedteamConfig:
-    """``SPEC[=NAME]``: the part after the last '=' is a name when it holds no ':' or '/' (paths may hold '=')."""
+def _parse_verifier_option(value: str, threshold: float | None) -> EvalConfig:
+    """``SPEC[=NAME]``: the part after the last '=' is a name when it holds no ':' or '/' (paths may hold
+    '='). Without ``--threshold`` the configuration keeps EvalConfig's default threshold."""
     spec, sep, name = value.rpartition("=")
     if not sep or not name or ":" in name or "/" in name or not spec:
         spec, name = value, value
-    return RedteamConfig(name=name, verifier=spec, threshold=threshold)
+    return EvalConfig(name=name, verifier=spec, **({} if threshold is None else {"threshold": threshold}))
 
 
 def add_commands(subparsers: "argparse._SubParsersAction[Any]") -> None:
@@ -1185,7 +1200,7 @@ def add_commands(subparsers: "argparse._SubParsersAction[Any]") -> None:
     p.add_argument("--dataset", required=True, help="dataset spec for guardrail.eval.loaders.load_dataset (ragtruth:dev, wice, a JSONL path, ...)")
     p.add_argument("--limit", type=int, help="number of faithful source answers to attack (seeded sample; default all)")
     p.add_argument("--verifier", action="append", default=[], metavar="SPEC[=NAME]", help="verifier spec to test, repeatable (default: default)")
-    p.add_argument("--threshold", type=float, default=0.5, help="flagging threshold for every configuration")
+    p.add_argument("--threshold", type=float, help="flagging threshold for every configuration (default: EvalConfig's)")
     p.add_argument("--categories", help=f"comma-separated subset of: {', '.join(CATEGORIES)}")
     p.add_argument("--per-example", type=int, default=1, help="attacks per source answer and category")
     p.add_argument("--buried-chars", type=int, default=20_000, help="characters of unrelated context around buried evidence")
