@@ -1,4 +1,4 @@
-"""The ``guardrail`` command line: check, check-batch, demo, guard, audit.
+"""The ``guardrail`` command line: check, check-batch, demo, guard, audit, eval, redteam.
 
 Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup.
 """
@@ -81,6 +81,13 @@ def _build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_commands(sub, make_guardrail=lambda verifier="default": _make_guardrail(argparse.Namespace(verifier=verifier)))
+
+    # Evaluation tools: each module imports only what its parser needs; models load when a command runs.
+    from .eval.cli import add_commands as add_eval_commands
+    from .eval.redteam import add_commands as add_redteam_commands
+
+    add_eval_commands(sub)
+    add_redteam_commands(sub)
     return parser
 
 

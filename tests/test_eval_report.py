@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import json
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,69 @@ def test_missing_matplotlib_names_the_extra_and_keeps_the_results(result, tmp_pa
         write_report(result, tmp_path / "out")
     assert (tmp_path / "out" / "results.json").is_file() and (tmp_path / "out" / "results.md").is_file()
     assert not (tmp_path / "out" / "report.html").exists()
+
+
+# ------------------------------------------------------------------------------------------ CLI
+
+
+def test_verifier_option_parsing():
+    from guardrail.errors import InputError
+    from guardrail.eval.cli import parse_verifier_option as parse
+
+    def pair(v):
+        c = parse(v)
+        return c.verifier, c.name
+
+    assert pair("heuristic") == ("heuristic", "heuristic")
+    assert pair("heuristic=heur") == ("heuristic", "heur")
+    assert pair("selfcheck:n=5") == ("selfcheck:n=5", "selfcheck:n=5")  # an option, not a name
+    assert pair("selfcheck:n=5,temperature=1.0=sc") == ("selfcheck:n=5,temperature=1.0", "sc")
+    assert pair("hf:/models/nli=deberta") == ("hf:/models/nli", "deberta")
+    assert pair("hf:/models/a=b/nli") == ("hf:/models/a=b/nli", "hf:/models/a=b/nli")
+    assert parse("judge", threshold=0.3).threshold == 0.3
+    with pytest.raises(InputError, match="expected SPEC"):
+        parse("=name")
+    with pytest.raises(InputError, match="threshold"):
+        parse("heuristic", threshold=2.0)
+
+
+def test_cli_eval_end_to_end(tmp_path, capsys):
+    from guardrail.cli import main
+
+    fix = Path(__file__).parent / "fixtures" / "eval"
+    out = tmp_path / "report"
+    code = main(["eval", "--dataset", str(fix / "plain.jsonl"), "--dataset", str(fix / "halueval_qa.jsonl"),
+                 "--verifier", "heuristic=heur", "--verifier", "overlap", "--threshold", "0.5",
+                 "--out", str(out), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "# Evaluation: plain, halueval_qa" in captured.out
+    assert "| heur (heuristic) |" in captured.out and "| overlap |" in captured.out
+    assert "8 examples: plain 4, halueval_qa 4" in captured.err
+    data = json.loads((out / "results.json").read_text())
+    assert [c["config"]["name"] for c in data["configs"]] == ["heur", "overlap"]
+    assert (out / "report.html").is_file() and any((out / "plots").glob("pr_*.png"))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--dataset", "no-such-dataset"], "unknown dataset 'no-such-dataset'"),
+        (["--dataset", "{fix}/malformed/plain_bad_label.jsonl"], "plain_bad_label.jsonl:3: field 'label'"),
+        (["--dataset", "{fix}/plain.jsonl", "--verifier", "nonsense"], "unknown verifier 'nonsense'"),
+        (["--dataset", "{fix}/plain.jsonl", "--verifier", "judge"], "needs an LLM"),
+        (["--dataset", "{fix}/plain.jsonl", "--threshold", "3"], "--threshold must be within 0..1"),
+        (["--dataset", "{fix}/plain.jsonl", "--calibration-fraction", "1"], "calibration_fraction"),
+        (["--dataset", "{fix}/plain.jsonl", "--dataset", "{fix}/plain.jsonl"], "loaded twice"),
+        (["--dataset", "{fix}/plain.jsonl", "--llm-base-url", "http://127.0.0.1:9/v1"], "needs --llm-model"),
+        (["--dataset", "{fix}/plain.jsonl", "--limit", "0"], "limit must be at least 1"),
+    ],
+)
+def test_cli_eval_bad_input_exits_2_with_a_message(argv, message, tmp_path, capsys):
+    from guardrail.cli import main
+
+    fix = str(Path(__file__).parent / "fixtures" / "eval")
+    argv = [a.replace("{fix}", fix) for a in argv]
+    assert main(["eval", *argv, "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r" / "results.json").exists()

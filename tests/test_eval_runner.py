@@ -178,3 +178,14 @@ def test_shared_ragtruth_split_reproduces_the_trainer_dev_halves(shared_data):
     half_a, half_b = tg.dev_halves([e.id.split(":", 1)[1] for e in dev], 13)
     assert {e.id.split(":", 1)[1] for e in dev if parts[e.id] == "calibration"} == half_a
     assert {e.id.split(":", 1)[1] for e in dev if parts[e.id] == "evaluation"} == half_b
+
+
+def test_threshold_defaults_to_the_verifiers_recommended_one():
+    examples, scores = _paired(4)
+    v = ScriptedVerifier(scores)
+    v.recommended_threshold = 0.4
+    res = run_eval(examples, [EvalConfig(name="rec", verifier="s"), EvalConfig(name="fixed", verifier="s", threshold=0.5)],
+                   verifier_factory=lambda spec, llm: v, progress=False)
+    rec, fixed = res.configs
+    assert rec.config.threshold == 0.4 and rec.overall.policy.threshold == 0.4  # the one actually used is recorded
+    assert rec.overall.policy.f1 == 1.0 and fixed.overall.policy.f1 == 0.0

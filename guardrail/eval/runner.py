@@ -46,8 +46,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError
 from ..types import HALLUCINATED_LABELS, Label
-from . import metrics as M
 from .types import EvalExample
+
+# ``metrics`` (numpy) is imported inside the scoring functions: the red-team module imports
+# EvalConfig from here, and the command line imports that module to build its parser.
 
 __all__ = [
     "EvalConfig",
@@ -75,7 +77,13 @@ class EvalConfig(_Model):
 
     name: str = Field(min_length=1, description="Label of this configuration in tables and plots.")
     verifier: str = Field(min_length=1, description="Verifier spec for make_verifier: heuristic, grounding, judge, ...")
-    threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="Policy threshold of the Guardrail.")
+    threshold: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Policy threshold of the Guardrail; None = the verifier's recommended threshold (as "
+        "Guardrail does), else 0.5. Results record the threshold actually used.",
+    )
 
 
 class ClaimResult(_Model):
@@ -230,7 +238,8 @@ def run_eval(
             _check(guard, ex, parts[ex.id])
             for ex in tqdm(examples, desc=cfg.name, unit="ex", disable=not progress, file=sys.stderr, leave=False)
         ]
-        out.append(_score_config(cfg, guard.verifier.name, results, time.perf_counter() - t0))
+        used = cfg.model_copy(update={"threshold": guard.threshold})
+        out.append(_score_config(used, guard.threshold, guard.verifier.name, results, time.perf_counter() - t0))
 
     datasets = list(dict.fromkeys(e.dataset for e in examples))
     split = {d: _split_info([e for e in examples if e.dataset == d], parts) for d in datasets}
@@ -360,28 +369,32 @@ def _scored(results: Sequence[ExampleResult]) -> list[ExampleResult]:
 
 
 def _tune(results: Sequence[ExampleResult]) -> float | None:
+    from . import metrics as M
+
     cal = [r for r in _scored(results) if r.part == "calibration"]
     best = M.best_f1_threshold([r.hallucinated for r in cal], [r.score for r in cal]) if cal else None
     return best[0] if best else None
 
 
-def _score_config(cfg: EvalConfig, verifier_name: str, results: list[ExampleResult], seconds: float) -> ConfigResult:
+def _score_config(
+    cfg: EvalConfig, policy: float, verifier_name: str, results: list[ExampleResult], seconds: float
+) -> ConfigResult:
     pooled = _tune(results)
     datasets: dict[str, DatasetMetrics] = {}
     for d in dict.fromkeys(r.dataset for r in results):
         mine = [r for r in results if r.dataset == d]
         t = _tune(mine)
-        tasks = {task: compute_metrics([r for r in mine if r.task == task], cfg.threshold, t)
+        tasks = {task: compute_metrics([r for r in mine if r.task == task], policy, t)
                  for task in _tasks(mine)}
-        datasets[d] = DatasetMetrics(**compute_metrics(mine, cfg.threshold, t).model_dump(), tuned_threshold=t, tasks=tasks)
+        datasets[d] = DatasetMetrics(**compute_metrics(mine, policy, t).model_dump(), tuned_threshold=t, tasks=tasks)
     return ConfigResult(
         config=cfg,
         verifier_name=verifier_name,
         seconds=round(seconds, 3),
         tuned_threshold=pooled,
-        overall=compute_metrics(results, cfg.threshold, pooled),
+        overall=compute_metrics(results, policy, pooled),
         datasets=datasets,
-        tasks={task: compute_metrics([r for r in results if r.task == task], cfg.threshold, pooled) for task in _tasks(results)},
+        tasks={task: compute_metrics([r for r in results if r.task == task], policy, pooled) for task in _tasks(results)},
         examples=results,
     )
 
@@ -392,6 +405,8 @@ def _tasks(results: Sequence[ExampleResult]) -> list[str]:
 
 def compute_metrics(results: Sequence[ExampleResult], policy_threshold: float, tuned_threshold: float | None) -> Metrics:
     """Metrics of one scope (all, a dataset, a task) on its evaluation part; latency over the whole scope."""
+    from . import metrics as M
+
     ev_all = [r for r in results if r.part == "evaluation"]
     ev = _scored(ev_all)
     lat = M.latency_percentiles([r.latency_ms for r in results if r.latency_ms is not None])
@@ -423,6 +438,8 @@ def _at(
     response_flag: Callable[[ExampleResult], bool],
     claim_flag: Callable[[ClaimResult], bool],
 ) -> ThresholdMetrics:
+    from . import metrics as M
+
     y = [bool(r.hallucinated) for r in ev]
     pred = [response_flag(r) for r in ev]
     p, rec, f1 = M.precision_recall_f1(y, pred)
@@ -445,6 +462,8 @@ def _at(
 
 
 def _proxy(ev: list[ExampleResult], claim_flag: Callable[[ClaimResult], bool]) -> ProxyResult | None:
+    from . import metrics as M
+
     labels_by_group: dict[str, set[bool]] = defaultdict(set)
     for r in ev:
         labels_by_group[r.group].add(bool(r.hallucinated))
