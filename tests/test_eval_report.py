@@ -165,3 +165,34 @@ def test_cli_eval_bad_input_exits_2_with_a_message(argv, message, tmp_path, caps
     assert main(["eval", *argv, "--out", str(tmp_path / "r"), "--no-progress"]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "r" / "results.json").exists()
+
+
+from openai_stub import Reply, ScriptedOpenAI  # noqa: E402
+
+
+def test_cli_eval_with_an_llm_judge_on_the_stub_server(tmp_path, capsys):
+    """--llm-base-url reaches the LLM verifiers; the judge's verdicts become the scores."""
+    from guardrail.cli import main
+
+    def judge(request):
+        prompt = request["json"]["messages"][-1]["content"]
+        wrong = "Acme had 400" in prompt or "revenue was 20 million" in prompt
+        return Reply(content=json.dumps({
+            "reasoning": "compare with the evidence", "label": "contradicted" if wrong else "supported",
+            "confidence": 0.9, "evidence_quote": "The company has 40 employees.", "evidence_window": 1,
+            "error_type": "number" if wrong else None}))
+
+    fix = Path(__file__).parent / "fixtures" / "eval"
+    with ScriptedOpenAI(responder=judge) as stub:
+        code = main(["eval", "--dataset", str(fix / "plain.jsonl"), "--verifier", "judge",
+                     "--llm-base-url", stub.base_url, "--llm-model", "stub", "--calibration-fraction", "0",
+                     "--out", str(tmp_path / "r"), "--no-progress"])
+        calls = len(stub.requests)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert calls == 4 + 1  # one claim per answer, plus the warm-up check
+    data = json.loads((tmp_path / "r" / "results.json").read_text())
+    overall = data["configs"][0]["overall"]
+    assert data["configs"][0]["verifier_name"] == "llm-judge"
+    assert (overall["n"], overall["hallucinated"], overall["incomplete"]) == (4, 2, 0)
+    assert overall["policy"]["f1"] == 1.0 and overall["auc"] == 1.0

@@ -9,7 +9,6 @@ backend switch in a process that may have its own. matplotlib is an optional dep
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -293,8 +292,8 @@ def write_report(result: EvalResult, out_dir: str | Path) -> dict[str, Path]:
         raise InputError(f"cannot create the report folder {out}: {exc.strerror or exc}") from exc
     written: dict[str, Path] = {}
     written["json"] = out / "results.json"
-    written["json"].write_text(json.dumps(result.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n",
-                               encoding="utf-8")
+    # Compact: a full dev run holds every claim of every example per configuration (tens of MB indented).
+    written["json"].write_text(result.model_dump_json() + "\n", encoding="utf-8")
     written["markdown"] = out / "results.md"
     written["markdown"].write_text(markdown(result), encoding="utf-8")
 
