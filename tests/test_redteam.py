@@ -97,6 +97,19 @@ def test_number_swap_is_skipped_when_every_plausible_value_is_in_the_context():
     assert suite.attacks == [] and [s.category for s in suite.skipped] == ["number_swap"]
 
 
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Install Kodi on the Apple TV 2 first.",  # part of a name
+        "Call 202-543-9994 to check.",  # a phone number
+        "Steps:\n2. Open the settings.",  # a list marker
+    ],
+)
+def test_number_swap_leaves_names_identifiers_and_list_markers_alone(response):
+    ex = _ex("n", response, "Apple TV 2 owners can call 202-543-9994.\n2. Open the settings.")
+    assert make_attacks([ex], categories=["number_swap"]) == []
+
+
 def test_date_shift_moves_a_shared_year_and_keeps_decades_whole():
     ex = _ex("tower", "The tower was completed in 1889.", "Work began in 1887; the tower was completed in 1889.")
     a = _only(make_attacks([ex], categories=["date_shift"]), "date_shift")
@@ -131,6 +144,7 @@ def test_date_shift_falls_back_to_month_names_and_era_years():
         ("The cafe has a rating of 4.5 stars.", "The cafe does not have a rating of 4.5 stars."),
         ("The bridge has been repainted twice.", "The bridge has not been repainted twice."),
         ("Alexander Fleming discovered penicillin.", "Alexander Fleming never discovered penicillin."),
+        ("He had accidentally shot himself.", "He had not accidentally shot himself."),
         ("He has never lost a match.", "He has lost a match."),
     ],
 )
@@ -163,6 +177,17 @@ def test_entity_swap_takes_a_donor_name_of_the_same_kind_absent_from_the_context
     for a in attacks:
         _splice_ok(ex, a)
         assert a.mutation.replacement.lower() not in _ctx(ex).lower()
+
+
+def test_entity_swap_keeps_modifiers_with_modifiers_and_skips_halves_of_coordinated_names():
+    ex = _ex("war", "The Saudi airstrikes hit Sanaa, and migrants from Central and South America waited.",
+             "The Saudi airstrikes hit Sanaa. Migrants from Central and South America waited at the border.")
+    donors = [ex, _ex("d1", "x", "The convoy met French authorities near the port of Aden. The report came from Oslo.")]
+    attacks = make_attacks([ex], categories=["entity_swap"], per_example=3, donors=donors)
+    swaps = {a.mutation.original: a.mutation.replacement for a in attacks}
+    assert "Central" not in swaps and "South America" not in swaps
+    assert swaps.get("Saudi") == "French"  # a modifier for a modifier, not a name or a place
+    assert swaps.get("Sanaa") in {"Aden", "Oslo"}
 
 
 def test_entity_swap_is_skipped_without_a_donor_of_the_same_kind():

@@ -29,9 +29,11 @@ new value (for negation and additions: the changed sentence) is absent from the 
 
 Entities are found by shape, not by a tagger (no NER model ships with the project): a run of
 capitalised words, possibly joined by "of", "de", "da", ...; "the same kind" is approximated by the
-same number of words and a coarse kind: acronym, the class of a head noun ("Eiffel Tower" -> building,
-"Nobel Prize" -> event), a place after a locative preposition ("in Portland"), else a name; a donor
-entity after the same word is preferred ("in Paris" -> "in Lyon", "by Fleming" -> "by Curie"). A
+same shape (words and connectors) and a coarse kind: acronym, modifier ("Saudi airstrikes"), the class
+of a head noun ("Eiffel Tower" -> building, "Nobel Prize" -> event), a place after a locative
+preposition ("in Portland"), else a name; a donor entity after the same word is preferred ("in Paris"
+-> "in Lyon", "by Fleming" -> "by Curie"), then one from a donor of the same task. Halves of
+coordinated names ("Central and South America") are not targets; data records give no donor names. A
 "name" can still be a person swapped for an organisation; the replacement is then still unsupported,
 which is what the check must catch.
 """
@@ -260,7 +262,7 @@ def _apply(response: str, edit: _Edit) -> tuple[str, int, int]:
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _MONTH_RE = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
-_NUM_RE = re.compile(r"(?<![\w.,\-/:$\u20ac\u00a3])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,:]\d)")
+_NUM_RE = re.compile(r"(?<![\w.,\-/:$\u20ac\u00a3])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w/]|[.,:]\d)")
 _NUM_ANY = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _NUM_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split()) if i >= 2}
 _NUM_WORD_RE = re.compile(r"\b(" + "|".join(_NUM_WORDS) + r")\b", re.IGNORECASE)
@@ -273,6 +275,19 @@ def _values(text: str) -> set[float]:
     out = {round(float(m.group(0).replace(",", "")), 6) for m in _NUM_ANY.finditer(text)}
     out |= {float(_NUM_WORDS[m.group(1).lower()]) for m in _NUM_WORD_RE.finditer(text)}
     return out
+
+
+def _is_name_number(text: str, m: re.Match[str]) -> bool:
+    """Part of a name or an identifier rather than a quantity: "Apple TV 2", "iOS 5.2", "Apollo 11",
+    a phone number "202-543-9994", a list marker "5." at the start of a line."""
+    before = text[max(0, m.start() - 40) : m.start()]
+    prev = re.search(r"(\S+)[ \u00a0]$", before)
+    if prev and any(ch.isupper() for ch in prev.group(1)) and not _is_sentence_initial(text, m.start() - len(prev.group(0))):
+        return True
+    if re.match(r"-\d", text[m.end() : m.end() + 2]):
+        return True
+    line_start = before.rfind("\n") + 1 if "\n" in before else (0 if m.start() < 40 else -1)
+    return line_start >= 0 and not before[line_start:].strip() and text[m.end() : m.end() + 1] in (".", ")")
 
 
 def _is_date_number(text: str, m: re.Match[str]) -> bool:
@@ -316,7 +331,9 @@ def _number_edits(response: str, ctx: str, rng: random.Random) -> Iterator[_Edit
     taken = _values(ctx) | _values(response)
     targets: list[tuple[int, int, str, bool]] = []
     for m in _NUM_RE.finditer(response):
-        if not _is_date_number(response, m) and round(float(m.group(0).replace(",", "")), 6) in _values(ctx):
+        if _is_date_number(response, m) or _is_name_number(response, m):
+            continue
+        if round(float(m.group(0).replace(",", "")), 6) in _values(ctx):
             targets.append((m.start(), m.end(), m.group(0), False))
     for m in _NUM_WORD_RE.finditer(response):
         if float(_NUM_WORDS[m.group(1).lower()]) in _values(ctx):
@@ -387,7 +404,17 @@ _LEADING_STOP = frozenset(
     "Which Who Where Why How If But And Or So To Of Overall Additionally Furthermore Moreover Finally First Second "
     "Third Then Today Currently Although Though Because Since Unlike Like All Any Every Not Only One".split()
 )
-_PRONOUN_START = re.compile(r"^(?:It|Its|He|She|They|This|These|That|Those|His|Her|Their|We|I|You|Our|There|Here|Such|Both|Each|The latter|The former)\b")
+# Sentences about the answer or its sources rather than the world ("Here is a summary", "Based on the passages").
+_META = re.compile(
+    r"\b(?:here (?:is|are)|based on|according to the (?:passage|article|context|text)|passages?\b|the article|summary|"
+    r"unable to|I (?:cannot|can't|do not|don't))",
+    re.IGNORECASE,
+)
+# Openers that lean on a previous sentence: an appended sentence must read on its own.
+_PRONOUN_START = re.compile(
+    r"^(?:It|Its|He|She|They|This|These|That|Those|His|Her|Their|We|I|You|Our|There|Here|Such|Both|Each|The latter|"
+    r"The former|But|And|Or|So|Thus|Then|However|Also|Still|Yet|As a result|For myself|Meanwhile)\b"
+)
 _NOT_ENTITY = frozenset(m.lower() for m in _MONTHS + _WEEKDAYS) | {"i", "ok", "okay"}
 
 
@@ -395,7 +422,7 @@ _HEAD_CLASS = {
     **dict.fromkeys("Tower Building Bridge Museum Palace Cathedral Church Temple Stadium Hall Centre Center Castle Station "
                     "Airport Hotel Cafe Restaurant Hospital School College University Library Theatre Theater Gallery".split(), "building"),
     **dict.fromkeys("River Lake Mountain Mountains Island Islands Sea Ocean Bay Harbor Harbour Valley Park Street Avenue Road "
-                    "Square City County State Province Republic Kingdom Coast Desert Forest Canal".split(), "geo"),
+                    "Square City County State Province Republic Kingdom Coast Desert Forest Canal St Ave Rd Blvd Ln Hwy".split(), "geo"),
     **dict.fromkeys("Company Corporation Corp Inc Ltd Group Association Institute Council Committee Party Agency Department "
                     "Ministry Bank Foundation Society Club Team Airlines Records Studios Press Times News".split(), "org"),
     **dict.fromkeys("War Prize Award Awards Cup Games Olympics Championship Festival Fair Revolution Treaty Act".split(), "event"),
@@ -403,20 +430,34 @@ _HEAD_CLASS = {
 _PLACE_SLOT = frozenset("in at from near to across outside inside into".split())
 
 
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ese|ish|i|ic|ch|ek|ss|ai)$")
+_PEOPLE = re.compile(r"^[A-Z][a-z]+(?:ans|is)$")  # "Italians", "Yemenis": a group of people, not a place
+# After a name, these words make it the subject or an object ("Logan said"), not an adjective ("Saudi airstrikes").
+_NOT_NOUN_AFTER = re.compile(
+    r" (?:is|was|were|are|has|have|had|said|says|told|will|would|can|could|may|might|must|who|which|that|and|or|of|in|on|"
+    r"at|to|for|with|by|from|as|[a-z]+ed)\b"
+)
+
+
 class _Entity(NamedTuple):
     start: int
     end: int
     text: str
-    words: int  # tokens, connectors included: "Champ de Mars" is not the shape of "Neil Armstrong"
+    shape: str  # "X" per capitalised word, "o" per connector: "Champ de Mars" (XoX) is not "Neil Armstrong" (XX)
     acronym: bool
     slot: str  # the lower-case word before it ("in", "by"), "" at a sentence start
+    modifier: bool  # a lone word used as an adjective: "Saudi airstrikes", "Guatemalan child"
 
     @property
     def kind(self) -> str:
-        """A coarse kind by shape: acronym, the class of a head noun ("... Tower" -> building), a place
-        after a locative preposition, else a name (person or organisation)."""
+        """A coarse kind by shape: acronym, modifier, the class of a head noun ("... Tower" -> building),
+        a place after a locative preposition, else a name (person or organisation)."""
         if self.acronym:
             return "acronym"
+        if self.modifier:
+            return "modifier"
+        if _PEOPLE.match(self.text):
+            return "people"
         head = _HEAD_CLASS.get(self.text.split(" ")[-1])
         if head:
             return head
@@ -449,15 +490,28 @@ def _entities(text: str, *, allow_initial_single: Callable[[str], bool] | None =
         initial = _is_sentence_initial(text, s)
         if len(words) == 1 and initial and not (allow_initial_single and allow_initial_single(name)):
             continue
+        if len(words) == 1 and not name.isupper() and re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text):
+            continue  # also written in lower case: an ordinary word ("Add the pineapple", "add salt")
+        end = s + len(name)
+        after = text[end : end + 40]
+        if re.match(r"\s*(?:and|&|or)\s+[A-Z]", after) or re.search(r"[A-Z][\w'\-]*\s+(?:and|&|or)\s*$", text[max(0, s - 40) : s]):
+            continue  # half of a coordinated name: "Central and South America", "Beauty & Spas"
         prev = re.search(r"([A-Za-z]+)[ \t]+$", text[max(0, s - 30) : s])
         slot = "" if initial or not prev else prev.group(1).lower()
         acronym = all(w.isupper() and len(w) > 1 for w in words)
-        out.append(_Entity(s, s + len(name), name, len(tokens), acronym, slot))
+        shape = "".join("o" if re.fullmatch(_CONNECTOR, w) else "X" for w in tokens)
+        modifier = len(tokens) == 1 and bool(_DEMONYM.match(name)) and re.match(r" [a-z]", after) is not None and not _NOT_NOUN_AFTER.match(after)
+        out.append(_Entity(s, end, name, shape, acronym, slot, modifier))
     return out
 
 
 def _mid_sentence_in(ctx: str) -> Callable[[str], bool]:
+    """A sentence-opening word is a name when the context writes it capitalised mid-sentence and never
+    in lower case."""
+
     def check(name: str) -> bool:
+        if re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", ctx):
+            return False
         return any(not _is_sentence_initial(ctx, m.start()) for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", ctx))
 
     return check
@@ -494,8 +548,10 @@ class _Builder:
         return idx
 
     def donor_entities(self, i: int) -> list[_Entity]:
+        """Names in a donor's prose; structured records (JSON data) give field values, not names."""
         if i not in self._ents:
-            self._ents[i] = _entities(_ctx_text(self.donors[i].context))
+            text = _ctx_text(self.donors[i].context)
+            self._ents[i] = [] if text.lstrip()[:1] in ("{", "[") else _entities(text)
         return self._ents[i]
 
     def donor_sentences(self, i: int) -> list[str]:
@@ -516,18 +572,22 @@ class _Builder:
         rng.shuffle(targets)
         pool = self.pool(ex, rng)[:80]
         for t in targets:
+            # Preference: after the same word ("in", "by"), then from a donor of the same task, then any.
             same_slot: list[str] = []
-            same_shape: list[str] = []
+            same_task: list[str] = []
+            same_kind: list[str] = []
             for i in pool:
                 for d in self.donor_entities(i):
-                    if d.words != t.words or d.kind != t.kind or d.text in same_shape:
+                    if d.shape != t.shape or d.kind != t.kind or d.text in same_kind:
                         continue
                     if not self._entity_absent(d.text, ctx, response):
                         continue
-                    same_shape.append(d.text)
+                    same_kind.append(d.text)
                     if t.slot and d.slot == t.slot:
                         same_slot.append(d.text)
-            choices = same_slot or same_shape
+                    if self.donors[i].task == ex.task:
+                        same_task.append(d.text)
+            choices = same_slot or same_task or same_kind
             if choices:
                 yield _Edit(t.start, t.end, t.text, rng.choice(choices), "entity")
 
@@ -537,7 +597,7 @@ class _Builder:
         return not any(_contains_word(ctx, w) or _contains_word(response, w) for w in words)
 
     def negation_edits(self, ex: EvalExample, ctx: str, rng: random.Random) -> Iterator[_Edit]:
-        spans = _sentences(ex.response)
+        spans = [(s, e) for s, e in _sentences(ex.response) if not _META.search(ex.response[s:e])]
         rng.shuffle(spans)
         for s, e in spans:
             edit = _negate(ex.response, s, e)
@@ -551,7 +611,7 @@ class _Builder:
         for i in self.pool(ex, rng)[:60]:
             eligible = []
             for sent in self.donor_sentences(i):
-                if not (40 <= len(sent) <= 220) or "\n" in sent or ":" in sent or not sent.endswith("."):
+                if not (40 <= len(sent) <= 220) or re.search(r"[\n:{}\[\]|\\]", sent) or not sent.endswith("."):
                     continue
                 if not sent[0].isupper() or _PRONOUN_START.match(sent):
                     continue
@@ -644,7 +704,12 @@ _AUX = r"is|are|was|were|has|have|had|can|will|would|should|could|must|might|may
 _NEG_NOT = re.compile(rf"\b({_AUX}) not\b")
 _NEG_NEVER = re.compile(r"\bnever (\w+)")
 _AUX_POS = re.compile(r"\b(is|are|was|were|has|have|had|can|will|would|should|could|must|might|may)\b(?! not\b| never\b|n['\u2019]t)")
-_PARTICIPLE = re.compile(r"^(?:been|become|made|built|won|seen|done|given|taken|grown|shown|known|led|had|found|got|gotten|begun|written|held|sold|\w+ed|\w+en|\w+wn)$", re.IGNORECASE)
+_PARTICIPLE = re.compile(
+    r"^(?:been|become|come|gone|done|had|made|built|won|lost|left|kept|met|paid|said|sent|spent|told|brought|bought|caught|"
+    r"taught|thought|fought|sought|felt|heard|found|got|put|set|cut|hit|let|shot|led|fed|fled|held|sold|stood|understood|"
+    r"meant|read|run|begun|struck|hung|dealt|slept|lent|bent|burnt|learnt|\w+ed|\w+en|\w+wn|\w+ne)$",
+    re.IGNORECASE,
+)
 _HAVE_MAIN = {"has": "does not have", "have": "do not have", "had": "did not have"}
 _ED_VERB = re.compile(r"(?<=[a-z,] )([a-z]{3,}ed)\b")
 _NEG_PARITY = re.compile(r"\b(?:not|never|cannot|no)\b|n['\u2019]t\b", re.IGNORECASE)
@@ -670,7 +735,7 @@ def _negate(response: str, s: int, e: int) -> _Edit | None:
     m = next((x for x in _AUX_POS.finditer(sent) if re.match(r"\s+[A-Za-z0-9]", sent[x.end() :])), None)
     if m:  # an auxiliary followed by a word ("where flowers are." is left alone)
         aux = m.group(1)
-        nxt = re.match(r"\s+([A-Za-z]+)", sent[m.end() :])
+        nxt = re.match(r"\s+(?:[a-z]+ly\s+)?([A-Za-z]+)", sent[m.end() :])  # "had accidentally shot"
         if aux in _HAVE_MAIN and not (nxt and _PARTICIPLE.match(nxt.group(1))):
             return _Edit(s + m.start(), s + m.end(), aux, _HAVE_MAIN[aux], "negation")
         return _Edit(s + m.start(), s + m.end(), aux, "cannot" if aux == "can" else aux + " not", "negation")
