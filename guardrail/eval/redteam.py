@@ -464,9 +464,10 @@ class _Entity(NamedTuple):
         return "place" if self.slot in _PLACE_SLOT else "name"
 
 
-def _entities(text: str, *, allow_initial_single: Callable[[str], bool] | None = None) -> list[_Entity]:
+def _entities(text: str, *, allow_initial_single: Callable[[str], bool] | None = None, context_text: str | None = None) -> list[_Entity]:
     """Capitalised name runs; a lone capitalised word opening a sentence ("Construction began") is only
-    a name when ``allow_initial_single`` says so."""
+    a name when ``allow_initial_single`` says so. A lone word must also appear after a lower-case word
+    somewhere in ``text`` or ``context_text`` and never in lower case."""
     out: list[_Entity] = []
     for m in _ENTITY_RE.finditer(text):
         s, name = m.start(), m.group(0)
@@ -490,12 +491,17 @@ def _entities(text: str, *, allow_initial_single: Callable[[str], bool] | None =
         initial = _is_sentence_initial(text, s)
         if len(words) == 1 and initial and not (allow_initial_single and allow_initial_single(name)):
             continue
-        if len(words) == 1 and not name.isupper() and re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text):
-            continue  # also written in lower case: an ordinary word ("Add the pineapple", "add salt")
+        if len(words) == 1 and not name.isupper():
+            if re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text):
+                continue  # also written in lower case: an ordinary word ("Add the pineapple", "add salt")
+            if not re.search(r"\b(?:[a-z]+,?|The|A|An)[ \t]+" + re.escape(name) + r"(?!\w)", text + "\n" + (context_text or "")):
+                continue  # never after a lower-case word ("in Paris"): a sentence opener ("Otherwise", "Talk")
         end = s + len(name)
         after = text[end : end + 40]
         if re.match(r"\s*(?:and|&|or)\s+[A-Z]", after) or re.search(r"[A-Z][\w'\-]*\s+(?:and|&|or)\s*$", text[max(0, s - 40) : s]):
             continue  # half of a coordinated name: "Central and South America", "Beauty & Spas"
+        if re.match(r", [A-Z][^,.\n]*, [A-Z]", after):
+            continue  # an item of a list of labels ("categories: Wine Bars, Bars, Day Spas"), not a name
         prev = re.search(r"([A-Za-z]+)[ \t]+$", text[max(0, s - 30) : s])
         slot = "" if initial or not prev else prev.group(1).lower()
         acronym = all(w.isupper() and len(w) > 1 for w in words)
@@ -566,7 +572,7 @@ class _Builder:
         response = ex.response
         targets = [
             e
-            for e in _entities(response, allow_initial_single=_mid_sentence_in(ctx))
+            for e in _entities(response, allow_initial_single=_mid_sentence_in(ctx), context_text=ctx)
             if _contains_word(ctx, e.text, case=True)
         ]
         rng.shuffle(targets)
