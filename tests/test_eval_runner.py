@@ -189,3 +189,12 @@ def test_threshold_defaults_to_the_verifiers_recommended_one():
     rec, fixed = res.configs
     assert rec.config.threshold == 0.4 and rec.overall.policy.threshold == 0.4  # the one actually used is recorded
     assert rec.overall.policy.f1 == 1.0 and fixed.overall.policy.f1 == 0.0
+
+
+def test_proxies_only_where_no_gold_spans_exist():
+    examples, scores = _paired(4)
+    spanned = [e.model_copy(update={"spans": [GoldSpan(start=0, end=5)] if e.hallucinated else []}) for e in examples]
+    res = run_eval(spanned, [EvalConfig(name="fake", verifier="s")], calibration_fraction=0.0,
+                   verifier_factory=lambda spec, llm: ScriptedVerifier(scores), progress=False)
+    m = res.configs[0].overall
+    assert m.policy.proxy is None and m.policy.span_f1 is not None

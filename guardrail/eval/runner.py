@@ -15,9 +15,10 @@ runs, timing each check. Then, per configuration:
   threshold tuned on all calibration parts pooled, since one deployment has one threshold;
 - threshold-free numbers: ROC-AUC, average precision and ECE of the response score
   (``CheckReport.hallucination_score``, the highest claim score);
-- span F1 (characters of flagged claims against gold spans) where the data has gold spans, and
-  the claim-level proxies where examples are paired (a group holding both a hallucinated and a
-  faithful response, as HaluEval's right/hallucinated answers or SummaC's summaries of one document);
+- span F1 (characters of flagged claims against gold spans) where the data has gold spans, and,
+  where it has response labels only, the claim-level proxies over paired groups (a group holding both
+  a hallucinated and a faithful response, as HaluEval's right/hallucinated answers or SummaC's
+  summaries of one document);
 - latency p50/p95 of one check, over every example of the scope (both parts: the split is about
   labels, not about speed), after one untimed warm-up check per configuration (models load lazily).
 
@@ -464,6 +465,8 @@ def _at(
 def _proxy(ev: list[ExampleResult], claim_flag: Callable[[ClaimResult], bool]) -> ProxyResult | None:
     from . import metrics as M
 
+    # Only where response labels are all there is: with gold spans, span F1 measures the claims directly.
+    ev = [r for r in ev if r.gold_spans is None]
     labels_by_group: dict[str, set[bool]] = defaultdict(set)
     for r in ev:
         labels_by_group[r.group].add(bool(r.hallucinated))
