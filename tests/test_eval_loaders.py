@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from guardrail.errors import InputError
-from guardrail.eval.loaders import ALIASES, DEV_FILES, load_dataset, load_file, take_groups
+from guardrail.eval.loaders import (
+    ALIASES,
+    DEV_FILES,
+    load_dataset,
+    load_file,
+    take_groups,
+)
 
 FIX = Path(__file__).parent / "fixtures" / "eval"
 BAD = FIX / "malformed"
@@ -87,7 +93,7 @@ def test_halueval_summarization_and_dialogue():
 
 def test_plain_labels_and_optional_fields():
     ex = _by_id(load_file(FIX / "plain.jsonl"))
-    assert [ex[k].hallucinated for k in "plain:a plain:b plain:c plain:d".split()] == [False, True, False, True]
+    assert [ex[k].hallucinated for k in ["plain:a", "plain:b", "plain:c", "plain:d"]] == [False, True, False, True]
     assert ex["plain:a"].question == "How big is Acme?" and ex["plain:c"].question is None
     assert ex["plain:b"].spans[0].start == 9 and ex["plain:b"].response[9:12] == "400"
     assert ex["plain:a"].spans is None  # no span labels given: not "no hallucinated span"

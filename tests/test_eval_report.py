@@ -8,12 +8,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from openai_stub import Reply, ScriptedOpenAI
+from test_eval_runner import ScriptedVerifier, _paired
 
 from guardrail.errors import BackendError
 from guardrail.eval.report import markdown, write_report
 from guardrail.eval.runner import EvalConfig, EvalResult, run_eval
 from guardrail.eval.types import EvalExample
-from test_eval_runner import ScriptedVerifier, _paired
 
 
 @pytest.fixture(scope="module")
@@ -165,9 +166,6 @@ def test_cli_eval_bad_input_exits_2_with_a_message(argv, message, tmp_path, caps
     assert main(["eval", *argv, "--out", str(tmp_path / "r"), "--no-progress"]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "r" / "results.json").exists()
-
-
-from openai_stub import Reply, ScriptedOpenAI  # noqa: E402
 
 
 def test_cli_eval_with_an_llm_judge_on_the_stub_server(tmp_path, capsys):

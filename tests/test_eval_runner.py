@@ -137,7 +137,7 @@ def test_span_f1_uses_flagged_claims_against_gold_spans():
 
 
 def test_bad_arguments_fail_before_any_check():
-    examples, scores = _paired(2)
+    examples, _ = _paired(2)
     cfg = EvalConfig(name="x", verifier="heuristic")
     with pytest.raises(InputError, match="unique"):
         run_eval(examples, [cfg, cfg], progress=False)

@@ -20,7 +20,7 @@ from ..errors import InputError
 __all__ = ["add_commands", "parse_verifier_option"]
 
 
-def add_commands(subparsers: "argparse._SubParsersAction[Any]") -> None:
+def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser(
         "eval",
         help="measure verifier configurations side by side on labelled datasets (tables + HTML report)",

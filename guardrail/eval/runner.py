@@ -53,19 +53,19 @@ from .types import EvalExample
 # EvalConfig from here, and the command line imports that module to build its parser.
 
 __all__ = [
-    "EvalConfig",
     "ClaimResult",
-    "ExampleResult",
-    "ProxyResult",
-    "ThresholdMetrics",
-    "Metrics",
-    "DatasetMetrics",
-    "SplitInfo",
     "ConfigResult",
+    "DatasetMetrics",
+    "EvalConfig",
     "EvalResult",
+    "ExampleResult",
+    "Metrics",
+    "ProxyResult",
+    "SplitInfo",
+    "ThresholdMetrics",
+    "compute_metrics",
     "run_eval",
     "split_parts",
-    "compute_metrics",
 ]
 
 
@@ -318,20 +318,20 @@ def _warm_up(guard: Any, ex: EvalExample) -> None:
     latency of a check. Its outcome is discarded; the example is checked again, timed, like the rest."""
     try:
         guard.check(ex.response, ex.context, ex.question)
-    except Exception:  # noqa: BLE001 - the timed check of the same example records the error
+    except Exception:  # noqa: BLE001, S110 - the timed check of the same example records the error
         pass
 
 
 def _check(guard: Any, ex: EvalExample, part: str) -> ExampleResult:
-    base = dict(
-        id=ex.id,
-        dataset=ex.dataset,
-        task=ex.task,
-        group=_group(ex),
-        part=part,
-        hallucinated=ex.hallucinated,
-        gold_spans=[(s.start, s.end) for s in ex.spans] if ex.spans is not None else None,
-    )
+    base: dict[str, Any] = {
+        "id": ex.id,
+        "dataset": ex.dataset,
+        "task": ex.task,
+        "group": _group(ex),
+        "part": part,
+        "hallucinated": ex.hallucinated,
+        "gold_spans": [(s.start, s.end) for s in ex.spans] if ex.spans is not None else None,
+    }
     t0 = time.perf_counter()
     try:
         report = guard.check(ex.response, ex.context, ex.question)
