@@ -198,3 +198,12 @@ def test_proxies_only_where_no_gold_spans_exist():
                    verifier_factory=lambda spec, llm: ScriptedVerifier(scores), progress=False)
     m = res.configs[0].overall
     assert m.policy.proxy is None and m.policy.span_f1 is not None
+
+
+def test_unlabelled_examples_are_checked_but_not_scored():
+    examples, scores = _paired(3)
+    examples[0] = examples[0].model_copy(update={"hallucinated": None})
+    res = run_eval(examples, [EvalConfig(name="fake", verifier="s")], calibration_fraction=0.0,
+                   verifier_factory=lambda spec, llm: ScriptedVerifier(scores), progress=False)
+    assert res.configs[0].overall.n == 5 and res.configs[0].examples[0].score is not None
+    assert "1 example(s) have no gold label" in res.notes[0]

@@ -250,6 +250,9 @@ def run_eval(
             notes.append(f"{d}: no evaluation part ({info.calibration_groups} group(s), all used for calibration)")
         elif calibration_fraction and not info.calibration_examples:
             notes.append(f"{d}: no calibration part; its tuned threshold is missing")
+    unlabelled = sum(e.hallucinated is None for e in examples)
+    if unlabelled:
+        notes.append(f"{unlabelled} example(s) have no gold label: checked, but in no metric")
     errors = {r.config.name: sum(e.error is not None for e in r.examples) for r in out}
     notes += [f"{name}: {n} example(s) could not be checked (see 'error' in the examples)" for name, n in errors.items() if n]
     return EvalResult(
