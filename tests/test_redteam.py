@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -36,7 +34,22 @@ FIXTURE = Path(__file__).parent / "fixtures" / "redteam" / "examples.jsonl"
 
 
 def _fixture() -> list[EvalExample]:
-    return [EvalExample.model_validate_json(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The fixture's plain-format rows (label 1 = hallucinated) with their ids as written."""
+    rows = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        EvalExample(
+            id=r["id"],
+            dataset="fixture",
+            task=r["task"],
+            question=r["question"],
+            context=r["context"],
+            response=r["response"],
+            hallucinated=bool(r["label"]),
+            spans=r["spans"],
+            group=r["group"],
+        )
+        for r in rows
+    ]
 
 
 def _ex(id: str, response: str, context: str | list[str], group: str | None = None) -> EvalExample:
@@ -73,7 +86,9 @@ def _splice_ok(source: EvalExample, attack: Attack) -> None:
 
 
 def test_number_swap_changes_a_shared_number_to_an_unsupported_value_in_the_same_format():
-    ex = _ex("stadium", "The stadium holds 50,000 people.", "The stadium, opened in 1998, holds 50,000 people and 300 staff.")
+    ex = _ex(
+        "stadium", "The stadium holds 50,000 people.", "The stadium, opened in 1998, holds 50,000 people and 300 staff."
+    )
     a = _only(make_attacks([ex], categories=["number_swap"]), "number_swap")
     _splice_ok(ex, a)
     assert a.mutation.original == "50,000"
@@ -85,14 +100,22 @@ def test_number_swap_changes_a_shared_number_to_an_unsupported_value_in_the_same
 
 
 def test_number_swap_keeps_decimals_and_leaves_years_and_days_alone():
-    ex = _ex("louvre", "On 10 August 1793 it showed paintings; 8.7 million people came.", "It opened on 10 August 1793. About 8.7 million people visited.")
+    ex = _ex(
+        "louvre",
+        "On 10 August 1793 it showed paintings; 8.7 million people came.",
+        "It opened on 10 August 1793. About 8.7 million people visited.",
+    )
     a = _only(make_attacks([ex], categories=["number_swap"]), "number_swap")
     assert a.mutation.original == "8.7"
     assert re.fullmatch(r"\d+\.\d", a.mutation.replacement) and a.mutation.replacement != "8.7"
 
 
 def test_number_swap_is_skipped_when_every_plausible_value_is_in_the_context():
-    ex = _ex("team", "The team has 3 players.", "The team has 3 players, 1 coach, 2 medics, 4 fans, 5 cars, 6 bikes and 8 dogs.")
+    ex = _ex(
+        "team",
+        "The team has 3 players.",
+        "The team has 3 players, 1 coach, 2 medics, 4 fans, 5 cars, 6 bikes and 8 dogs.",
+    )
     suite = build_attacks([ex], categories=["number_swap"])
     assert suite.attacks == [] and [s.category for s in suite.skipped] == ["number_swap"]
 
@@ -127,7 +150,14 @@ def test_date_shift_moves_a_shared_year_and_keeps_decades_whole():
 def test_date_shift_falls_back_to_month_names_and_era_years():
     ex = _ex("moon", "The landing was in July.", "Apollo 11 landed in July.")
     a = _only(make_attacks([ex], categories=["date_shift"]), "date_shift")
-    assert a.mutation.original == "July" and a.mutation.replacement in {"April", "May", "June", "August", "September", "October"}
+    assert a.mutation.original == "July" and a.mutation.replacement in {
+        "April",
+        "May",
+        "June",
+        "August",
+        "September",
+        "October",
+    }
     era = _ex("colosseum", "It was completed in AD 80.", "It was completed in AD 80 under Titus.")
     e = _only(make_attacks([era], categories=["date_shift"]), "date_shift")
     assert e.mutation.original == "80" and e.example.response.startswith("It was completed in AD ")
@@ -163,7 +193,11 @@ def test_negation_skips_an_answer_that_the_context_states_negated_already():
 
 
 def test_entity_swap_takes_a_donor_name_of_the_same_kind_absent_from_the_context():
-    ex = _ex("bridge", "The bridge in Lisbon was designed by Maria Lopez.", "The bridge in Lisbon was designed by Maria Lopez in 1966.")
+    ex = _ex(
+        "bridge",
+        "The bridge in Lisbon was designed by Maria Lopez.",
+        "The bridge in Lisbon was designed by Maria Lopez in 1966.",
+    )
     donors = [
         ex,
         _ex("d1", "x", "The museum in Madrid was founded by John Smith. The Eiffel Tower is in Paris."),
@@ -180,8 +214,11 @@ def test_entity_swap_takes_a_donor_name_of_the_same_kind_absent_from_the_context
 
 
 def test_entity_swap_keeps_modifiers_with_modifiers_and_skips_halves_of_coordinated_names():
-    ex = _ex("war", "The Saudi airstrikes hit Sanaa, and migrants from Central and South America waited.",
-             "The Saudi airstrikes hit Sanaa. Migrants from Central and South America waited at the border.")
+    ex = _ex(
+        "war",
+        "The Saudi airstrikes hit Sanaa, and migrants from Central and South America waited.",
+        "The Saudi airstrikes hit Sanaa. Migrants from Central and South America waited at the border.",
+    )
     donors = [ex, _ex("d1", "x", "The convoy met French authorities near the port of Aden. The report came from Oslo.")]
     attacks = make_attacks([ex], categories=["entity_swap"], per_example=3, donors=donors)
     swaps = {a.mutation.original: a.mutation.replacement for a in attacks}
@@ -199,7 +236,11 @@ def test_entity_swap_is_skipped_without_a_donor_of_the_same_kind():
 
 
 def test_unsupported_addition_appends_an_unrelated_donor_sentence():
-    ex = _ex("bees", "Honey bees use a waggle dance to show where flowers are.", "Honey bees use a waggle dance to show other workers where flowers are.")
+    ex = _ex(
+        "bees",
+        "Honey bees use a waggle dance to show where flowers are.",
+        "Honey bees use a waggle dance to show other workers where flowers are.",
+    )
     donor = _ex("d1", "x", "The Chrysler Building in New York City was finished in 1930 after two years of work.")
     a = _only(make_attacks([ex], categories=["unsupported_addition"], donors=[ex, donor]), "unsupported_addition")
     added = "The Chrysler Building in New York City was finished in 1930 after two years of work."
@@ -209,10 +250,19 @@ def test_unsupported_addition_appends_an_unrelated_donor_sentence():
 
 
 def test_attacks_that_cannot_be_made_are_skipped_and_counted_never_faked():
-    ex = _ex("bees", "honey bees use a waggle dance to tell other workers where flowers are.", "Honey bees use a waggle dance to tell other workers where flowers are.")
+    ex = _ex(
+        "bees",
+        "honey bees use a waggle dance to tell other workers where flowers are.",
+        "Honey bees use a waggle dance to tell other workers where flowers are.",
+    )
     suite = build_attacks([ex], categories=["number_swap", "date_shift", "entity_swap", "contradictory_passages"])
     assert suite.attacks == []
-    assert sorted(s.category for s in suite.skipped) == ["contradictory_passages", "date_shift", "entity_swap", "number_swap"]
+    assert sorted(s.category for s in suite.skipped) == [
+        "contradictory_passages",
+        "date_shift",
+        "entity_swap",
+        "number_swap",
+    ]
     assert all(s.source_id == "bees" and s.reason for s in suite.skipped)
 
 
@@ -252,7 +302,9 @@ def test_buried_evidence_puts_the_context_in_the_middle_and_pairs_clean_and_muta
     assert isinstance(ctx, str) and len(ctx) >= 1_500 + len(src.context)
     pos = ctx.index(src.context)
     assert pos > 300 and len(ctx) - pos - len(src.context) > 300  # surrounded, not at an edge
-    assert clean.kind == "must_not_fool" and clean.example.response == src.response and clean.example.hallucinated is False
+    assert (
+        clean.kind == "must_not_fool" and clean.example.response == src.response and clean.example.hallucinated is False
+    )
     assert mutated.kind == "must_flag" and mutated.example.context == ctx and mutated.example.response != src.response
 
     listed = next(a for a in suite.attacks if a.id == "colosseum/buried_evidence/0/clean")
@@ -266,7 +318,11 @@ def test_buried_evidence_puts_the_context_in_the_middle_and_pairs_clean_and_muta
 
 
 def test_contradictory_passages_adds_a_changed_copy_of_the_supporting_sentence():
-    ex = _ex("louvre", "The museum opened with 537 paintings.", "The museum opened on 10 August 1793 with an exhibition of 537 paintings. It is in Paris.")
+    ex = _ex(
+        "louvre",
+        "The museum opened with 537 paintings.",
+        "The museum opened on 10 August 1793 with an exhibition of 537 paintings. It is in Paris.",
+    )
     a = _only(make_attacks([ex], categories=["contradictory_passages"]), "contradictory_passages")
     assert a.example.response == ex.response  # the answer is unchanged
     assert a.example.response[a.mutation.start : a.mutation.end] == "537"
@@ -319,9 +375,19 @@ def test_unknown_category_is_an_error():
 
 def _report(claims: list[tuple[int, int, str, float]], answer: str = "x" * 100, threshold: float = 0.5) -> CheckReport:
     cs = [Claim(id=f"c{i}", text=answer[s:e], start=s, end=e) for i, (s, e, _, _) in enumerate(claims)]
-    vs = [ClaimVerdict(claim_id=f"c{i}", label=Label(l), confidence=0.9, hallucination_score=h) for i, (_, _, l, h) in enumerate(claims)]
+    vs = [
+        ClaimVerdict(claim_id=f"c{i}", label=Label(l), confidence=0.9, hallucination_score=h)
+        for i, (_, _, l, h) in enumerate(claims)
+    ]
     flagged = any(v.label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= threshold for v in vs)
-    return CheckReport(answer=answer, claims=cs, verdicts=vs, hallucination_score=max((v.hallucination_score for v in vs), default=0.0), hallucinated=flagged, threshold=threshold)
+    return CheckReport(
+        answer=answer,
+        claims=cs,
+        verdicts=vs,
+        hallucination_score=max((v.hallucination_score for v in vs), default=0.0),
+        hallucinated=flagged,
+        threshold=threshold,
+    )
 
 
 def _attack(category: str, kind: str, span: tuple[int, int] | None) -> Attack:
@@ -368,7 +434,16 @@ class _FixedVerifier:
         self.label, self.score = label, score
 
     def verify(self, items, batch_size=32):
-        return [ClaimVerdict(claim_id=it.claim.id, label=self.label, confidence=0.9, hallucination_score=self.score, verifier=self.name) for it in items]
+        return [
+            ClaimVerdict(
+                claim_id=it.claim.id,
+                label=self.label,
+                confidence=0.9,
+                hallucination_score=self.score,
+                verifier=self.name,
+            )
+            for it in items
+        ]
 
 
 class _Exploding:
@@ -393,7 +468,12 @@ def _fake_guardrails(cfg: EvalConfig) -> Guardrail:
 
 
 def test_a_verifier_that_passes_everything_scores_zero_on_must_flag_categories(suite):
-    res = run_redteam(suite, [EvalConfig(name="pass", verifier="pass-all"), EvalConfig(name="flag", verifier="flag-all")], progress=False, make_guardrail=_fake_guardrails)
+    res = run_redteam(
+        suite,
+        [EvalConfig(name="pass", verifier="pass-all"), EvalConfig(name="flag", verifier="flag-all")],
+        progress=False,
+        make_guardrail=_fake_guardrails,
+    )
     for cat in MUST_FLAG_CATEGORIES:
         assert res.score("pass", cat).score == 0.0 and res.score("pass", cat).n > 0
         assert res.score("flag", cat).score == 1.0
@@ -410,7 +490,12 @@ def test_a_verifier_that_passes_everything_scores_zero_on_must_flag_categories(s
 
 
 def test_errors_are_failures_with_their_message_never_dropped(suite):
-    res = run_redteam(suite.attacks[:6], [EvalConfig(name="boom", verifier="exploding")], progress=False, make_guardrail=_fake_guardrails)
+    res = run_redteam(
+        suite.attacks[:6],
+        [EvalConfig(name="boom", verifier="exploding")],
+        progress=False,
+        make_guardrail=_fake_guardrails,
+    )
     assert len(res.outcomes) == 6
     assert all(not o.handled and "model file is corrupt" in (o.error or "") for o in res.outcomes)
     assert sum(s.errors for s in res.scores if s.kind is None) == 6
@@ -418,7 +503,9 @@ def test_errors_are_failures_with_their_message_never_dropped(suite):
 
 @pytest.fixture(scope="module")
 def heuristic_result(suite) -> RedteamResult:
-    return run_redteam(suite, [EvalConfig(name="heuristic", verifier="heuristic")], progress=False, dataset=str(FIXTURE))
+    return run_redteam(
+        suite, [EvalConfig(name="heuristic", verifier="heuristic")], progress=False, dataset=str(FIXTURE)
+    )
 
 
 def test_heuristic_catches_unsupported_additions_and_passes_clean_answers(heuristic_result):
@@ -446,40 +533,48 @@ def test_outputs_are_valid_files(tmp_path, suite, heuristic_result):
 # ----------------------------------------------------------------------------- CLI
 
 
-def test_cli_prints_the_table_and_writes_outputs(tmp_path, monkeypatch, capsys):
-    loaded = {}
+def test_cli_prints_the_table_and_writes_outputs(tmp_path, capsys):
+    from guardrail.cli import main
 
-    def load_dataset(spec, *, limit=None, seed=13):
-        loaded["spec"] = spec
-        return _fixture()
-
-    # The command imports guardrail.eval.loaders lazily; a stand-in keeps this test about the command.
-    monkeypatch.setitem(sys.modules, "guardrail.eval.loaders", types.SimpleNamespace(load_dataset=load_dataset))
-    parser = argparse.ArgumentParser(prog="guardrail")
-    add_commands(parser.add_subparsers())
-    args = parser.parse_args([
-        "redteam", "--dataset", "fixture", "--limit", "3", "--verifier", "heuristic=heur", "--categories", "number_swap,control",
-        "--out", str(tmp_path), "--no-progress",
-    ])
-    assert args.func(args) == 0
+    code = main(
+        [
+            "redteam",
+            "--dataset",
+            str(FIXTURE),
+            "--limit",
+            "3",
+            "--verifier",
+            "heuristic=heur",
+            "--categories",
+            "number_swap,control",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
+    assert code == 0
     out = capsys.readouterr().out
-    assert loaded["spec"] == "fixture"
     assert "| category | expected | heur | skipped |" in out and "| number_swap |" in out
     res = json.loads((tmp_path / "redteam.json").read_text(encoding="utf-8"))
     assert res["n_sources"] == 3 and res["configs"][0]["verifier"] == "heuristic"
     assert res["categories"] == ["number_swap", "control"]
+    assert res["dataset"] == str(FIXTURE)
     assert (tmp_path / "redteam.md").read_text(encoding="utf-8") == out
+    assert len((tmp_path / "attacks.jsonl").read_text(encoding="utf-8").splitlines()) == res["n_attacks"]
 
 
-def test_cli_rejects_unknown_categories(monkeypatch):
-    from guardrail.errors import InputError
+def test_cli_rejects_unknown_categories_before_loading_anything(capsys):
+    from guardrail.cli import main
 
-    monkeypatch.setitem(sys.modules, "guardrail.eval.loaders", types.SimpleNamespace(load_dataset=lambda *a, **k: _fixture()))
+    assert main(["redteam", "--dataset", "/nonexistent.jsonl", "--categories", "number_swap,nope"]) == 2
+    assert "unknown red-team category 'nope'" in capsys.readouterr().err
+
+
+def test_add_commands_registers_redteam():
     parser = argparse.ArgumentParser(prog="guardrail")
     add_commands(parser.add_subparsers())
-    args = parser.parse_args(["redteam", "--dataset", "x", "--categories", "number_swap,nope"])
-    with pytest.raises(InputError, match="nope"):
-        args.func(args)
+    args = parser.parse_args(["redteam", "--dataset", "d", "--verifier", "hf:/models/a=b", "--verifier", "heuristic=h"])
+    assert args.verifier == ["hf:/models/a=b", "heuristic=h"] and callable(args.func)
 
 
 def test_render_markdown_marks_control_as_reference(heuristic_result):
