@@ -36,6 +36,8 @@ __all__ = [
     "ChatModel",
     "OpenAIChat",
     "LangChainChat",
+    "TextCompletion",
+    "TokenLogprob",
     "chat_json",
     "achat_json",
     "extract_json",
@@ -46,6 +48,7 @@ log = logging.getLogger("guardrail.llm")
 
 Message = dict[str, Any]
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 class LLMConfig(BaseModel):
@@ -232,16 +235,59 @@ class OpenAIChat:
             raise _Malformed("reply has no text content", repr(resp)[:2000])
         return content
 
+    @staticmethod
+    def _contents(resp: Any) -> list[str]:
+        try:
+            choices = list(resp.choices)
+        except (AttributeError, TypeError) as exc:
+            raw = resp if isinstance(resp, str) else repr(resp)
+            raise _Malformed(f"reply is not a chat completion ({type(exc).__name__}: {exc})", raw[:2000]) from exc
+        out = [c.message.content for c in choices if isinstance(getattr(getattr(c, "message", None), "content", None), str)]
+        if not out:
+            raise _Malformed("reply has no choice with text content", repr(resp)[:2000])
+        return out
+
     def chat(self, messages: list[Message], **kw: Any) -> str:
         request = self._request(messages, kw)
+        return self._call(lambda client: client.chat.completions.create(**request), self._content)
+
+    async def achat(self, messages: list[Message], **kw: Any) -> str:
+        request = self._request(messages, kw)
+        return await self._acall(lambda client: client.chat.completions.create(**request), self._content)
+
+    def chat_choices(self, messages: list[Message], n: int, **kw: Any) -> list[str]:
+        """Up to ``n`` sampled replies from one request (the ``n`` parameter of the chat API).
+
+        Servers that ignore ``n`` (llama-cpp-python) return one choice; callers that need ``n``
+        samples make further requests for the rest. Use ``temperature`` > 0, or every choice is the same.
+        """
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        request = self._request(messages, {**kw, "n": n})
+        return self._call(lambda client: client.chat.completions.create(**request), self._contents)
+
+    def complete(self, prompt: str, **kw: Any) -> "TextCompletion":
+        """One request to the legacy ``/v1/completions`` endpoint, with its token log-probabilities.
+
+        Keywords are those of ``openai.OpenAI().completions.create`` (``echo``, ``logprobs``,
+        ``max_tokens``, ``seed``, ``stop`` ...); server-specific ones go in ``extra_body``
+        (llama.cpp: ``{"grammar": ...}``). Temperature and max_tokens default to the config's.
+        """
+        request: dict[str, Any] = {"model": self.config.model, "prompt": prompt,
+                                   "temperature": self.config.temperature, "max_tokens": self.config.max_tokens}
+        request.update(kw)
+        return self._call(lambda client: client.completions.create(**request), _text_completion)
+
+    # -- one request under the retry policy, the deadline and the error mapping -----------------
+    def _call(self, create: Callable[[Any], Any], parse: Callable[[Any], T]) -> T:
         client = self._sync_client()
         attempts = 0
         try:
             for attempt in self._retrying.copy():
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    resp = _with_deadline(lambda: client.chat.completions.create(**request), self.config.timeout_s)
-                    return self._content(resp)
+                    resp = _with_deadline(lambda: create(client), self.config.timeout_s)
+                    return parse(resp)
         except Exception as exc:
             cause = _unwrap(exc)
             if isinstance(cause, LLMError):
@@ -249,16 +295,15 @@ class OpenAIChat:
             raise self._error(cause, attempts) from cause
         raise LLMError(f"{self._where}: retry policy gave up without an attempt", attempts=attempts)  # pragma: no cover
 
-    async def achat(self, messages: list[Message], **kw: Any) -> str:
-        request = self._request(messages, kw)
+    async def _acall(self, create: Callable[[Any], Any], parse: Callable[[Any], T]) -> T:
         client = self._async_client()
         attempts = 0
         try:
             async for attempt in self._async_retrying():
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    resp = await asyncio.wait_for(client.chat.completions.create(**request), self.config.timeout_s)
-                    return self._content(resp)
+                    resp = await asyncio.wait_for(create(client), self.config.timeout_s)
+                    return parse(resp)
         except Exception as exc:
             cause = _unwrap(exc)
             if isinstance(cause, LLMError):
@@ -326,6 +371,62 @@ def _with_deadline(fn: Callable[[], Any], timeout_s: float) -> Any:
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Legacy completions with log-probabilities
+# ---------------------------------------------------------------------------------------------
+
+
+class TokenLogprob(BaseModel):
+    """One token of a completion and how likely the model found it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str
+    logprob: float | None = Field(description="Natural-log probability; None where the server gives none (the first echoed token).")
+    top: dict[str, float] = Field(default_factory=dict, description="The most likely tokens at this position (may include this one).")
+    offset: int | None = Field(default=None, description="Character offset of the token in the server's text, as reported.")
+
+
+class TextCompletion(BaseModel):
+    """A ``/v1/completions`` reply: its text and, when the server sent them, per-token log-probabilities."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    finish_reason: str | None = None
+    logprobs: list[TokenLogprob] | None = Field(default=None, description="None when the reply carried no logprobs.")
+
+
+def _text_completion(resp: Any) -> TextCompletion:
+    try:
+        choice = resp.choices[0]
+        text = choice.text
+    except (AttributeError, IndexError, TypeError, KeyError) as exc:
+        raw = resp if isinstance(resp, str) else repr(resp)
+        raise _Malformed(f"reply is not a text completion ({type(exc).__name__}: {exc})", raw[:2000]) from exc
+    if not isinstance(text, str):
+        raise _Malformed("reply has no text", repr(resp)[:2000])
+    lp = getattr(choice, "logprobs", None)
+    tokens = getattr(lp, "tokens", None) if lp is not None else None
+    if not tokens:
+        return TextCompletion(text=text, finish_reason=getattr(choice, "finish_reason", None))
+    values = list(getattr(lp, "token_logprobs", None) or [])
+    tops = list(getattr(lp, "top_logprobs", None) or [])
+    offsets = list(getattr(lp, "text_offset", None) or [])
+    if len(values) != len(tokens):
+        raise _Malformed(f"logprobs list {len(tokens)} tokens but {len(values)} token_logprobs", repr(resp)[:2000])
+    out = []
+    try:
+        for i, tok in enumerate(tokens):
+            top = tops[i] if i < len(tops) else None
+            out.append(TokenLogprob(token=tok, logprob=values[i],
+                                    top={str(k): float(v) for k, v in (top or {}).items() if v is not None},
+                                    offset=offsets[i] if i < len(offsets) else None))
+    except (ValidationError, TypeError, ValueError) as exc:
+        raise _Malformed(f"logprobs are malformed: {exc}", repr(resp)[:2000]) from exc
+    return TextCompletion(text=text, finish_reason=getattr(choice, "finish_reason", None), logprobs=out)
 
 
 # ---------------------------------------------------------------------------------------------
