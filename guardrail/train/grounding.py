@@ -320,6 +320,10 @@ def train(args: argparse.Namespace) -> Path:
         step = saved["step"]
         saved_seconds = float(saved.get("seconds", 0.0))
         torch.set_rng_state(saved["torch_rng"])
+        if args.steps and args.steps != state["total"] and args.steps > step:
+            # A new --steps on resume re-fits the schedule: the LR decays to zero at the new last step.
+            log.info("schedule %d -> %d steps (--steps on resume)", state["total"], args.steps)
+            state["total"] = args.steps
         log.info("resumed from %s at step %d/%d", ck, step, state["total"])
 
     def evaluate() -> dict[str, float]:
