@@ -157,6 +157,11 @@ class Embedder:
                     self._cache_put(key, vecs[r])
         return out
 
+    def clear_cache(self) -> None:
+        """Forget cached vectors: benchmarks clear it between configurations so none is timed warm."""
+        with self._lock:
+            self._cache.clear()
+
     def _cache_get(self, key: bytes) -> np.ndarray | None:
         if not self._cache_size:
             return None

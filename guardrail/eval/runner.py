@@ -308,12 +308,7 @@ def _clear_shared_caches() -> None:
     shared = getattr(Embedder, "_default", None)
     if shared is None:
         return
-    clear = getattr(shared, "clear_cache", None)
-    if callable(clear):
-        clear()
-    else:  # no public hook yet: the LRU dict under its lock
-        with shared._lock:
-            shared._cache.clear()
+    shared.clear_cache()
 
 
 def _warm_up(guard: Any, ex: EvalExample) -> None:
