@@ -463,19 +463,11 @@ def dev_halves(dev_rids: list[str], seed: int) -> tuple[set[str], set[str]]:
 def fit_platt(p: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Platt scaling on logit(p): two parameters, so it fixes both over-confidence and the class prior
     shift from training on a balanced sample."""
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    z = np.log(p / (1 - p))
-    a, b = 1.0, 0.0
-    for _ in range(200):  # Newton steps on the log-loss
-        q = 1 / (1 + np.exp(-(a * z + b)))
-        g = np.array([((q - y) * z).sum(), (q - y).sum()])
-        w = q * (1 - q)
-        h = np.array([[(w * z * z).sum(), (w * z).sum()], [(w * z).sum(), w.sum()]]) + 1e-6 * np.eye(2)
-        da, db = np.linalg.solve(h, g)
-        a, b = a - da, b - db
-        if abs(da) + abs(db) < 1e-8:
-            break
-    return float(a), float(b)
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    # Newton from zero, not from the identity (a=1): on a saturated, over-confident score the
+    # identity start sits where the Hessian vanishes and the steps diverge.
+    w, b = fit_logistic(np.log(p / (1 - p))[:, None], np.asarray(y, dtype=np.float64), l2=0.0)
+    return float(w[0]), b
 
 
 def response_scores(recs: list[dict], scores: np.ndarray, kinds: list[str] | None = None) -> dict[str, float]:

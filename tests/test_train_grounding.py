@@ -1,0 +1,52 @@
+"""Pure pieces of the grounding model's recipe: labels from gold spans, the fusion head, Platt scaling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from guardrail.train.grounding import best_threshold, claim_label, fit_logistic, fit_platt
+from guardrail.verifiers.crossencoder import fuse
+
+
+def test_claim_label_takes_the_largest_overlapping_span() -> None:
+    spans = [{"start": 0, "end": 5, "label_type": "Evident Baseless Info"},
+             {"start": 5, "end": 30, "label_type": "Subtle Conflict"}]
+    assert claim_label(0, 40, spans) == "contradicted"
+    assert claim_label(0, 5, spans) == "unsupported"
+    assert claim_label(40, 60, spans) == "supported"
+
+
+def test_fit_logistic_recovers_known_weights() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20000, 2))
+    p = 1 / (1 + np.exp(-(0.5 + 2.0 * x[:, 0] - 1.0 * x[:, 1])))
+    y = (rng.random(20000) < p).astype(float)
+    w, b = fit_logistic(x, y, l2=1e-3)
+    assert w == pytest.approx([2.0, -1.0], abs=0.1) and b == pytest.approx(0.5, abs=0.1)
+
+
+def test_fuse_is_the_logistic_of_standardised_inputs() -> None:
+    fusion = {"mean": [0.0, 1.0], "scale": [2.0, 1.0], "weights": [1.0, -0.5], "bias": 0.25}
+    p = np.array([0.5, 0.9])
+    feats = np.array([[1.0], [3.0]])
+    z0 = 0.25 + 1.0 * (0.0 - 0.0) / 2.0 - 0.5 * (1.0 - 1.0)
+    z1 = 0.25 + 1.0 * np.log(9.0) / 2.0 - 0.5 * (3.0 - 1.0)
+    assert fuse(p, feats, fusion) == pytest.approx(1 / (1 + np.exp(-np.array([z0, z1]))))
+
+
+def test_fit_platt_fixes_an_overconfident_score() -> None:
+    rng = np.random.default_rng(1)
+    true_p = rng.uniform(0.05, 0.95, 20000)
+    y = (rng.random(20000) < true_p).astype(float)
+    logit = np.log(true_p / (1 - true_p))
+    overconfident = 1 / (1 + np.exp(-3 * logit))
+    a, b = fit_platt(overconfident, y)
+    assert a == pytest.approx(1 / 3, abs=0.05) and b == pytest.approx(0.0, abs=0.05)
+
+
+def test_best_threshold_maximises_response_f1() -> None:
+    scores = {"a": 0.9, "b": 0.6, "c": 0.3, "d": 0.1}
+    gold = {"a": True, "b": True, "c": False, "d": False}
+    t, f1 = best_threshold(scores, gold)
+    assert f1 == pytest.approx(1.0) and 0.3 < t <= 0.6
