@@ -67,8 +67,10 @@ def test_verdict_fields(verifier: CrossEncoderVerifier) -> None:
     assert v.claim_id == "c0" and v.verifier == verifier.name
     assert 0.0 <= v.hallucination_score <= 1.0 and 0.0 <= v.confidence <= 1.0
     assert v.label in {Label.supported, Label.unsupported, Label.contradicted}
-    # The evidence span is the best-scored window, located in its evidence document.
-    assert v.evidence_span is not None and v.evidence_span.text == EVIDENCE and v.evidence_ids == ["doc1"]
+    # The evidence span lies in the best window (the whole window, or with a fusion head the sentence
+    # the heuristic features rest on), located in its evidence document.
+    assert v.evidence_span is not None and v.evidence_span.text in EVIDENCE and v.evidence_ids == ["doc1"]
+    assert EVIDENCE[v.evidence_span.start : v.evidence_span.end] == v.evidence_span.text
     if v.label is Label.supported:
         assert v.confidence == pytest.approx(1 - v.hallucination_score)
     else:
@@ -97,8 +99,44 @@ def test_calibration_is_monotonic(verifier: CrossEncoderVerifier) -> None:
     probs = np.zeros((25, len(verifier.labels)))
     probs[:, verifier.labels.index("supported")] = p_sup
     probs[:, [i for i, n in enumerate(verifier.labels) if n != "supported"][0]] = 1 - p_sup
-    scores = verifier.calibrate(probs)
+    feats = None
+    if verifier.fusion is not None:  # hold the heuristic features fixed: only the model's output moves
+        from guardrail.verifiers.heuristic import FEATURES
+
+        feats = np.tile(np.array(verifier.fusion["mean"][1:]), (25, 1))
+        assert len(verifier.fusion["mean"]) == 1 + len(FEATURES)
+        # The fusion head must trust the cross-encoder: more "not supported" from it, higher score.
+        assert verifier.fusion["weights"][0] > 0
+    scores = verifier.calibrate(probs, feats)
     assert np.all(np.diff(scores) <= 1e-12) and np.all((scores > 0) & (scores < 1))
+
+
+def test_fusion_features_must_match_this_version(tmp_path: Path) -> None:
+    if "fusion" not in json.loads((MODEL_DIR / "config.json").read_text()):
+        pytest.skip("the model has no fusion head")
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config["fusion"]["features"] = config["fusion"]["features"][:-1]
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError, match="fusion.features"):
+        CrossEncoderVerifier(folder)
+
+
+def test_default_guardrail_runs_the_shipped_model_with_its_settings() -> None:
+    if MODEL_DIR != DEFAULT_MODEL_DIR:
+        pytest.skip("checking a candidate folder, not the shipped one")
+    from guardrail import Guardrail
+
+    guard = Guardrail()
+    assert isinstance(guard.verifier, CrossEncoderVerifier)
+    assert guard.threshold == pytest.approx(guard.verifier.recommended_threshold)
+    for key, value in guard.verifier.evidence_selector.items():
+        assert getattr(guard.selector, key) == value
+    good = guard.check("The Eiffel Tower was completed in 1889.", EVIDENCE)
+    bad = guard.check("The Eiffel Tower was completed in 1925 in London.", EVIDENCE)
+    assert not good.hallucinated and bad.hallucinated
+    assert bad.verdicts[0].verifier == guard.verifier.name
 
 
 def test_missing_folder_raises_model_load_error(tmp_path: Path) -> None:
