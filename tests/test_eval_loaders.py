@@ -186,3 +186,11 @@ def test_shared_ragtruth_dev_split(shared_data):
     assert [e.id for e in dev] == [f"ragtruth:{r.id}" for r in rows]
     assert sum(e.hallucinated for e in dev) == sum(r.hallucinated for r in rows)
     assert all(e.response[s.start:s.end] for e in dev for s in e.spans)
+
+
+def test_dataset_spec_may_carry_its_own_limit() -> None:
+    from guardrail.eval.cli import _split_limit
+
+    assert _split_limit("summac@200", 50) == ("summac", 200)
+    assert _split_limit("ragtruth:dev", 50) == ("ragtruth:dev", 50)
+    assert _split_limit("data/my@file.jsonl", None) == ("data/my@file.jsonl", None)

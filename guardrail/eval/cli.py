@@ -32,7 +32,7 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
                    help="ragtruth:dev|train|all, summac_frank, summac_cogensumm, summac_xsumfaith, summac_polytope, "
                         "summac_factcc, aggrefact_cnndm, aggrefact_xsum, wice, summac, aggrefact, dev-all, or a "
                         ".jsonl/.jsonl.gz path (RAGTruth, document/claim, WiCE, HaluEval or context/response/label); "
-                        "repeatable")
+                        "SPEC@N caps that dataset at N examples per file (overrides --limit); repeatable")
     p.add_argument("--verifier", action="append", default=[], metavar="SPEC[=NAME]",
                    help="verifier spec (default, heuristic, grounding, hf:PATH, judge, cascade, overlap, embedding, "
                         "selfcheck, logprob, prompt-judge, with options as NAME:key=value,...), optionally named; "
@@ -100,7 +100,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     examples = []
     source_of: dict[str, str] = {}
     for spec in args.dataset:
-        loaded = load_dataset(spec, limit=args.limit, seed=args.seed)
+        spec, limit = _split_limit(spec, args.limit)
+        loaded = load_dataset(spec, limit=limit, seed=args.seed)
         for name in dict.fromkeys(e.dataset for e in loaded):
             if name in source_of:
                 raise InputError(f"dataset '{name}' is loaded twice (by --dataset {source_of[name]} and --dataset {spec})")
@@ -118,6 +119,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     files = write_report(result, args.out)
     _err(f"wrote {files['json']}, {files['markdown']}, {files['html']} and {len(files) - 3} plot(s)")
     return 0
+
+
+def _split_limit(spec: str, default: int | None) -> tuple[str, int | None]:
+    """``SPEC@N`` caps one dataset (``--dataset ragtruth:dev --dataset summac@200``); else ``--limit``."""
+    base, sep, n = spec.rpartition("@")
+    if not sep or not n.isdigit() or not base:
+        return spec, default
+    return base, int(n)
 
 
 def _err(message: str) -> None:
