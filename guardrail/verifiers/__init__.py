@@ -23,13 +23,27 @@ def shipped_model_available() -> bool:
 def make_verifier(spec: str, llm: Any = None) -> Verifier:
     """Builds a verifier from a short spec, as used by the CLI and policy files.
 
-    ``default``   the shipped grounding cross-encoder, or the interim heuristic if none is shipped
-    ``heuristic`` embedding similarity + lexical, number and entity overlap
-    ``grounding`` the shipped cross-encoder (error if it is not there)
-    ``hf:PATH``   a local Hugging Face NLI / sequence-classification model directory
-    ``judge``     an LLM judge (chain of thought, JSON verdicts) on ``llm``, a ``guardrail.llm.ChatModel``
-    ``cascade``   the default verifier first, the LLM judge only for claims in its uncertain band
+    ``default``       the shipped grounding cross-encoder, or the interim heuristic if none is shipped
+    ``heuristic``     embedding similarity + lexical, number and entity overlap
+    ``grounding``     the shipped cross-encoder (error if it is not there)
+    ``hf:PATH``       a local Hugging Face NLI / sequence-classification model directory
+    ``judge``         an LLM judge (chain of thought, JSON verdicts) on ``llm``, a ``guardrail.llm.ChatModel``
+    ``cascade``       the default verifier first, the LLM judge only for claims in its uncertain band
+
+    Baselines of the seed designs (docs/detectors.md), options as ``NAME:key=value,key=value``:
+
+    ``overlap``       share of the claim's content unigrams / bigrams missing from its evidence (no model)
+    ``embedding``     MiniLM cosine between the claim and its best evidence sentence or window
+    ``selfcheck``     self-consistency: ``n`` LLM samples per answer, claim compared with each
+                      (options n, temperature, comparer=overlap|embedding|heuristic, max_tokens, concurrency)
+    ``logprob``       claim token log-probabilities given the evidence, from a completions endpoint
+                      (options mode=grammar|echo, template=chatml|plain, stat=min|mean, center, width, concurrency)
+    ``prompt-judge``  one LLM call per answer returning a 0-1 score per claim (AWS write-up)
+                      (options per=answer|claim, max_claims, concurrency)
     """
+    name, _, raw_opts = spec.partition(":")
+    if name in _OPTION_SPECS:
+        return _make_baseline(name, _parse_options(spec, name, raw_opts), llm)
     if spec in ("judge", "cascade"):
         if llm is None:
             raise ConfigError(f"verifier '{spec}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
@@ -55,5 +69,72 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
 
         return HFVerifier(spec[3:])
     raise ConfigError(
-        f"unknown verifier '{spec}' (expected default, heuristic, grounding, hf:PATH, judge or cascade)", field="verifier"
+        f"unknown verifier '{spec}' (expected default, heuristic, grounding, hf:PATH, judge, cascade, "
+        "overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
     )
+
+
+# Option name -> (keyword argument, type or allowed values) per baseline spec.
+_OPTION_SPECS: dict[str, dict[str, tuple[str, Any]]] = {
+    "overlap": {"threshold": ("threshold", float)},
+    "embedding": {"threshold": ("threshold", float), "center": ("center", float), "width": ("width", float)},
+    "selfcheck": {"n": ("n_samples", int), "temperature": ("temperature", float), "max_tokens": ("max_tokens", int),
+                  "comparer": ("comparer", ("overlap", "embedding", "heuristic")), "seed": ("seed", int),
+                  "concurrency": ("max_concurrency", int)},
+    "logprob": {"mode": ("mode", ("grammar", "echo")), "template": ("template", ("chatml", "plain")),
+                "stat": ("stat", ("min", "mean")), "center": ("center", float), "width": ("width", float),
+                "threshold": ("threshold", float), "concurrency": ("max_concurrency", int)},
+    "prompt-judge": {"per": ("per", ("answer", "claim")), "max_claims": ("max_claims", int),
+                     "threshold": ("threshold", float), "concurrency": ("max_concurrency", int)},
+}
+_NEEDS_LLM = ("selfcheck", "logprob", "prompt-judge")
+
+
+def _parse_options(spec: str, name: str, raw: str) -> dict[str, Any]:
+    allowed = _OPTION_SPECS[name]
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in raw.split(","))):
+        key, eq, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or key not in allowed:
+            raise ConfigError(f"verifier '{spec}': bad option '{part}' (options of {name}: "
+                              f"{', '.join(f'{k}=...' for k in allowed) or 'none'})", field="verifier")
+        kwarg, kind = allowed[key]
+        if isinstance(kind, tuple):
+            if value not in kind:
+                raise ConfigError(f"verifier '{spec}': {key} must be one of {', '.join(kind)}, got '{value}'", field="verifier")
+            out[kwarg] = value
+        else:
+            try:
+                out[kwarg] = kind(value)
+            except ValueError:
+                raise ConfigError(f"verifier '{spec}': {key} must be a{'n integer' if kind is int else ' number'}, "
+                                  f"got '{value}'", field="verifier") from None
+    return out
+
+
+def _make_baseline(name: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    if name in _NEEDS_LLM and llm is None:
+        raise ConfigError(f"verifier '{name}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
+    try:
+        if name == "overlap":
+            from .baselines import OverlapVerifier
+
+            return OverlapVerifier(**opts)
+        if name == "embedding":
+            from .baselines import EmbeddingVerifier
+
+            return EmbeddingVerifier(**opts)
+        if name == "selfcheck":
+            from .selfcheck import SelfCheckVerifier
+
+            return SelfCheckVerifier(llm, **opts)
+        if name == "logprob":
+            from .logprob import LogprobVerifier
+
+            return LogprobVerifier(llm, **opts)
+        from .prompt_judge import PromptJudgeVerifier
+
+        return PromptJudgeVerifier(llm, **opts)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"verifier '{name}': {exc}", field="verifier") from exc
