@@ -165,3 +165,13 @@ def test_logprob_needs_a_completions_client():
 
     with pytest.raises(ConfigError, match="completions endpoint"):
         make_verifier("logprob", ChatOnly())
+
+
+def test_guardrail_runs_a_baseline_spec_end_to_end_at_its_own_threshold():
+    from guardrail import Guardrail
+
+    guard = Guardrail(verifier="overlap:threshold=0.4")
+    assert guard.threshold == 0.4 and guard.verifier.name == "overlap"
+    report = guard.check("The Eiffel Tower was completed in 1889. It was designed by Leonardo da Vinci.", EVIDENCE)
+    assert [v.label for v in report.verdicts] == [Label.supported, Label.unsupported]
+    assert report.hallucinated and [c.text for c, _ in report.flagged] == ["It was designed by Leonardo da Vinci."]

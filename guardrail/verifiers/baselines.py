@@ -102,7 +102,7 @@ class OverlapVerifier:
     def __init__(self, threshold: float = 0.5) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be within (0, 1], got {threshold}")
-        self.threshold = threshold
+        self.threshold = self.recommended_threshold = threshold
 
     def __repr__(self) -> str:
         return f"OverlapVerifier(threshold={self.threshold})"
@@ -166,6 +166,7 @@ class EmbeddingVerifier:
             raise ValueError(f"threshold must be within (0, 1), got {threshold}")
         self._embedder = embedder
         self.center, self.width, self.threshold = center, width, threshold
+        self.recommended_threshold = threshold  # Guardrail's default policy threshold: flag what this labels
 
     def __repr__(self) -> str:
         return f"EmbeddingVerifier(center={self.center}, width={self.width}, threshold={self.threshold})"

@@ -225,6 +225,7 @@ class LogprobVerifier:
         if top_logprobs < 0 or max_concurrency < 1:
             raise ValueError("top_logprobs must be >= 0 and max_concurrency >= 1")
         self.threshold, self.top_logprobs, self.max_concurrency, self.name = threshold, top_logprobs, max_concurrency, name
+        self.recommended_threshold = threshold  # Guardrail's default policy threshold: flag what this labels
 
     def __repr__(self) -> str:
         return f"LogprobVerifier({self.model!r}, mode={self.mode!r}, template={self.template!r}, stat={self.stat!r})"

@@ -137,6 +137,7 @@ class PromptJudgeVerifier:
         self.model, self.per, self.max_claims, self.threshold = model, per, max_claims, threshold
         self.max_concurrency, self.max_evidence_chars, self.repair_attempts = max_concurrency, max_evidence_chars, repair_attempts
         self.name = name
+        self.recommended_threshold = threshold  # Guardrail's default policy threshold: flag what this labels
 
     def __repr__(self) -> str:
         return f"PromptJudgeVerifier({self.model!r}, per={self.per!r}, max_claims={self.max_claims})"
