@@ -137,18 +137,14 @@ from test_llamacpp_e2e import llamacpp_url  # noqa: E402,F401  (module fixture: 
 
 
 @pytest.mark.llamacpp
-@pytest.mark.parametrize("response_format", ["none", "llamacpp_schema"])
-def test_prompt_judge_against_real_server(llamacpp_url, response_format):  # noqa: F811
-    llm = OpenAIChat(base_url=llamacpp_url, model="smollm2-135m", timeout_s=120, max_retries=0, max_tokens=80,
-                     response_format=response_format)
+def test_prompt_judge_against_real_server(llamacpp_url):  # noqa: F811
+    # Constrained decoding (a grammar from the reply schema): a 135M model does not write this JSON on
+    # its own; free-form replies are covered by the malformed-reply tests above.
+    llm = OpenAIChat(base_url=llamacpp_url, model="smollm2-135m", timeout_s=120, max_retries=0, max_tokens=60,
+                     response_format="llamacpp_schema")
     out = PromptJudgeVerifier(llm).verify(items(CLAIMS[:2]))
-    print(f"\n[prompt-judge {response_format}]", [(v.label.value, v.hallucination_score, (v.reason or "")[:100]) for v in out])
+    print("\n[prompt-judge]", [(v.label.value, v.hallucination_score, (v.reason or "")[:100]) for v in out])
     assert [v.claim_id for v in out] == ["c0", "c1"]
     for v in out:
         assert 0.0 <= v.hallucination_score <= 1.0 and v.verifier == "prompt-judge"
-        if v.label is Label.unevaluatable:
-            assert "prompt-judge" in v.reason
-        else:
-            assert v.label in (Label.supported, Label.unsupported)
-    if response_format == "llamacpp_schema":  # constrained decoding: the reply is valid JSON
-        assert any(v.label is not Label.unevaluatable for v in out)
+        assert v.label in (Label.supported, Label.unsupported), v.reason

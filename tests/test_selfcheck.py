@@ -219,7 +219,7 @@ from test_llamacpp_e2e import llamacpp_url  # noqa: E402,F401  (module fixture: 
 @pytest.mark.llamacpp
 def test_selfcheck_against_real_server(llamacpp_url):  # noqa: F811
     llm = OpenAIChat(base_url=llamacpp_url, model="smollm2-135m", timeout_s=120, max_retries=0)
-    v = SelfCheckVerifier(llm, n_samples=2, max_tokens=40)
+    v = SelfCheckVerifier(llm, n_samples=2, max_tokens=24)
     out = v.verify([item("The Eiffel Tower was completed in 1889.", "a"), item("The Eiffel Tower is in Berlin.", "b")])
     print("\n[selfcheck]", [(x.label.value, x.hallucination_score, x.reason[:120]) for x in out])
     for x in out:

@@ -158,7 +158,7 @@ class EmbeddingVerifier:
 
     name = "embedding"
 
-    def __init__(self, embedder: "Embedder | None" = None, *, center: float = 0.6, width: float = 0.1,
+    def __init__(self, embedder: Embedder | None = None, *, center: float = 0.6, width: float = 0.1,
                  threshold: float = 0.5) -> None:
         if not 0.0 < width:
             raise ValueError(f"width must be positive, got {width}")
@@ -172,7 +172,7 @@ class EmbeddingVerifier:
         return f"EmbeddingVerifier(center={self.center}, width={self.width}, threshold={self.threshold})"
 
     @property
-    def embedder(self) -> "Embedder":
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             from ..embeddings import Embedder
 

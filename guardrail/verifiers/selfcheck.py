@@ -283,7 +283,7 @@ class SelfCheckVerifier:
                 errors.append(f"{type(exc).__name__}: {exc}")
         for k in range(len(texts), self.n_samples):
             try:
-                texts.append((k, breaker.call(lambda: self.model.chat(messages, seed=self.seed + k, **kw))))
+                texts.append((k, breaker.call(lambda k=k: self.model.chat(messages, seed=self.seed + k, **kw))))
             except Exception as exc:  # one sample's failure must not sink the others
                 errors.append(f"{type(exc).__name__}: {exc}")
         usable = [(k, t.strip()) for k, t in texts if t and t.strip()]
