@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli_io import collect_context, read_answer, read_text
+from .cli_io import add_llm_options, collect_context, llm_from_args, read_answer, read_text
 from .errors import GuardrailError, InputError
 
 __all__ = ["main"]
@@ -97,9 +97,7 @@ def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
                    help="hallucination score at which a claim is flagged (default: the verifier's recommended one, else 0.5)")
     p.add_argument("--require-citations", action="store_true", help="list factual claims without a citation")
     p.add_argument("--top-k", type=int, default=None, help="evidence windows per claim (default: the verifier's, else 3)")
-    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for --verifier judge|cascade")
-    p.add_argument("--llm-model", help="model name at --llm-base-url")
-    p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    add_llm_options(p, "the LLM verifiers (judge, cascade, selfcheck, logprob, prompt-judge)")
 
 
 def _make_guardrail(args: argparse.Namespace):
@@ -107,13 +105,7 @@ def _make_guardrail(args: argparse.Namespace):
     from .guardrail import Guardrail
     from .verifiers import make_verifier
 
-    llm = None
-    if getattr(args, "llm_base_url", None):
-        if not args.llm_model:
-            raise InputError("--llm-base-url needs --llm-model")
-        from .llm import OpenAIChat
-
-        llm = OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
+    llm = llm_from_args(args)
     verifier = make_verifier(getattr(args, "verifier", "default"), llm=llm)
     settings = dict(getattr(verifier, "evidence_selector", None) or {})
     if getattr(args, "top_k", None):

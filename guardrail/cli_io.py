@@ -59,3 +59,31 @@ def collect_context(args: argparse.Namespace) -> list[Any]:
         else:
             docs.append({"id": path.stem, "text": text, "source": str(path)})
     return docs
+
+
+def add_llm_options(p: argparse.ArgumentParser | Any, what: str) -> None:
+    """The endpoint options every command with an LLM path shares (``what`` says what the LLM is for).
+    ``--llm-base-url`` is added by the caller when it must sit in a mutually exclusive group."""
+    if not any("--llm-base-url" in a.option_strings for a in getattr(p, "_actions", [])):
+        p.add_argument("--llm-base-url", help=f"OpenAI-compatible endpoint for {what}")
+    p.add_argument("--llm-model", help="model name at --llm-base-url")
+    p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    p.add_argument("--llm-response-format", default="none",
+                   choices=["none", "json_object", "json_schema", "llamacpp_schema"],
+                   help="constrain JSON replies (llamacpp_schema: grammar-constrained decoding on llama.cpp; "
+                        "small local models rarely produce valid JSON without it)")
+
+
+def llm_from_args(args: argparse.Namespace) -> Any:
+    """The ``OpenAIChat`` the options describe, or None when no endpoint is given."""
+    base_url, model = getattr(args, "llm_base_url", None), getattr(args, "llm_model", None)
+    if not base_url:
+        if model:
+            raise InputError("--llm-model needs --llm-base-url")
+        return None
+    if not model:
+        raise InputError("--llm-base-url needs --llm-model")
+    from .llm import OpenAIChat
+
+    return OpenAIChat(base_url=base_url, model=model, timeout_s=getattr(args, "llm_timeout", 30.0),
+                      response_format=getattr(args, "llm_response_format", "none"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from guardrail.errors import BackendError
 from guardrail.llm import OpenAIChat

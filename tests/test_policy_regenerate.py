@@ -16,7 +16,6 @@ from guardrail.policy import (
     ReasonCode,
     aregenerate,
     corrective_messages,
-    decide,
     parse_rewrites,
     regenerate,
     splice,
@@ -24,7 +23,7 @@ from guardrail.policy import (
 from guardrail.policy._regenerate import REQUEST_CLOSE, REQUEST_OPEN
 from guardrail.types import Claim
 
-from test_policy_helpers import CONTEXT, lexical_check, make_report
+from test_policy_helpers import CONTEXT, lexical_check
 
 ANSWER = "The Eiffel Tower is 330 metres tall.  It was completed in 1887 for the World's Fair.\nThe tower is repainted every seven years."
 WRONG = "It was completed in 1887 for the World's Fair."

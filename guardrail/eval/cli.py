@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..cli_io import add_llm_options, llm_from_args
 from ..errors import InputError
 
 __all__ = ["add_commands", "parse_verifier_option"]
@@ -44,9 +45,7 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
                    help="share of each dataset's groups used to tune the threshold (default 0.5; 0 = no tuning)")
     p.add_argument("--seed", type=int, default=13, help="seed of the sample and of the calibration split")
     p.add_argument("--out", type=Path, default=Path("eval-report"), help="report folder (default: ./eval-report)")
-    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for LLM verifiers (judge, cascade, selfcheck, ...)")
-    p.add_argument("--llm-model", help="model name at --llm-base-url")
-    p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    add_llm_options(p, "LLM verifiers (judge, cascade, selfcheck, logprob, prompt-judge)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     p.set_defaults(func=_cmd_eval)
 
@@ -87,15 +86,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         raise InputError(f"--threshold must be within 0..1, got {args.threshold}")
     configs = [parse_verifier_option(v, args.threshold) for v in (args.verifier or ["default"])]
-    llm = None
-    if args.llm_base_url:
-        if not args.llm_model:
-            raise InputError("--llm-base-url needs --llm-model")
-        from ..llm import OpenAIChat
-
-        llm = OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
-    elif args.llm_model:
-        raise InputError("--llm-model needs --llm-base-url")
+    llm = llm_from_args(args)
 
     examples = []
     source_of: dict[str, str] = {}

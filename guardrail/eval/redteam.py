@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..cli_io import add_llm_options, llm_from_args
 from ..errors import ConfigError, InputError
 from .runner import EvalConfig
 from .types import EvalExample, GoldSpan
@@ -1512,9 +1513,7 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--out", type=Path, help="write redteam.json, redteam.md and attacks.jsonl here")
-    p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for judge / cascade verifiers")
-    p.add_argument("--llm-model", help="model name at --llm-base-url")
-    p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    add_llm_options(p, "LLM verifiers (judge, cascade, selfcheck, logprob, prompt-judge)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=_cmd_redteam)
 
@@ -1536,15 +1535,7 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
     configs = [parse_verifier_option(v, args.threshold) for v in (args.verifier or ["default"])]
     categories = [c.strip() for c in args.categories.split(",") if c.strip()] if args.categories else None
     _check_categories(categories)
-    llm = None
-    if args.llm_base_url:
-        if not args.llm_model:
-            raise InputError("--llm-base-url needs --llm-model")
-        from ..llm import OpenAIChat
-
-        llm = OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
-    elif args.llm_model:
-        raise InputError("--llm-model needs --llm-base-url")
+    llm = llm_from_args(args)
 
     examples = load_dataset(args.dataset, seed=args.seed)
     faithful = [e for e in examples if e.hallucinated is False]

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..cli_io import collect_context, read_answer
+from ..cli_io import add_llm_options, collect_context, llm_from_args, read_answer
 from ..errors import InputError
 
 __all__ = ["add_commands"]
@@ -42,8 +42,7 @@ def add_commands(subparsers: Any, make_guardrail: Callable[..., Any]) -> None:
     llm.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for regeneration (with --llm-model)")
     llm.add_argument("--offline-rewriter", action="store_true",
                      help="regenerate with the deterministic EvidenceRewriter (quotes evidence; not an LLM)")
-    g.add_argument("--llm-model", help="model name for --llm-base-url")
-    g.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    add_llm_options(g, "regeneration")
     g.add_argument("--audit-db", type=Path, help="append the decision to this SQLite audit log")
     g.add_argument("--redact", action="store_true", help="store lengths instead of texts in the audit log")
     g.add_argument("--fail-on", default="", help="comma-separated actions that make the command exit 1 (e.g. abstain,escalate)")
@@ -67,13 +66,7 @@ def _llm(args: argparse.Namespace) -> Any:
         from ._rewriter import EvidenceRewriter
 
         return EvidenceRewriter()
-    if args.llm_base_url:
-        if not args.llm_model:
-            raise InputError("--llm-base-url needs --llm-model")
-        from ..llm import OpenAIChat
-
-        return OpenAIChat(base_url=args.llm_base_url, model=args.llm_model, timeout_s=args.llm_timeout)
-    return None
+    return llm_from_args(args)
 
 
 def _build(make_guardrail: Callable[..., Any], verifier: str) -> Any:
