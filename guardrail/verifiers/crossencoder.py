@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,7 +81,8 @@ def fuse(p_not_supported: np.ndarray, features: np.ndarray, fusion: dict[str, An
 class CrossEncoderVerifier:
     """Grounding verifier backed by the shipped int8 ONNX cross-encoder.
 
-    ``threads`` caps onnxruntime's intra-op threads (None: onnxruntime's default, all cores).
+    ``threads`` caps onnxruntime's intra-op threads (None: ``GUARDRAIL_THREADS`` if set, as for the
+    embedder, else onnxruntime's default, all cores).
     ``max_batch`` caps the pairs per onnxruntime call whatever batch size the caller asks for: at 256
     tokens a batch of 32 peaks near 1 GB RSS, a batch of 8 near 330 MB, for about the same pairs/s.
     Raises :class:`ModelLoadError` when the folder or one of its files is missing or unreadable.
@@ -121,6 +123,8 @@ class CrossEncoderVerifier:
                 )
             self._heuristic = HeuristicVerifier()
         self._tokenizer = self._load_tokenizer()
+        if threads is None and os.environ.get("GUARDRAIL_THREADS"):
+            threads = int(os.environ["GUARDRAIL_THREADS"])
         self._session = self._load_session(threads)
         self._input_names = {i.name for i in self._session.get_inputs()}
 
