@@ -169,14 +169,24 @@ def ce_scores(work: Path, recs: list[dict], model_dir: str | None, threads: int 
     return [0.5 if e else float(s) for e, s in zip(empty, v.calibrate(probs, feats))]
 
 
-def heuristic_scores(items) -> list[float]:
+def ce_alone_scores(work: Path, recs: list[dict], model_dir: str | None, threads: int | None) -> list[float]:
+    """The cross-encoder's own P(not supported), before the fusion head: what the model adds by itself."""
+    from guardrail.verifiers.crossencoder import CrossEncoderVerifier
+
+    v = CrossEncoderVerifier(model_dir, threads=threads)
+    probs = tg.dev_probs(work, v, recs)
+    sup = v.labels.index("supported")
+    empty = [not any(w["text"].strip() for w in r["item"]["windows"]) for r in recs]
+    return [0.5 if e else float(1 - p[sup]) for e, p in zip(empty, probs)]
+
+
+def heuristic_scores(work: Path, recs: list[dict]) -> list[float]:
+    """The interim heuristic's claim scores from the feature rows the fusion head also uses (cached
+    under ``work``): the same numbers ``HeuristicVerifier.verify`` gives, without a second pass."""
     from guardrail.verifiers.heuristic import HeuristicVerifier
 
-    v = HeuristicVerifier()
-    out: list[float] = []
-    for s in range(0, len(items), 256):
-        out += [x.hallucination_score for x in v.verify(items[s : s + 256], batch_size=32)]
-    return out
+    feats = tg.heuristic_features(work, "dev", recs)
+    return [0.5 if np.isnan(x).any() else HeuristicVerifier.score(x) for x in feats]
 
 
 def context_text(row: Any) -> str:
@@ -253,7 +263,6 @@ def responses(recs: list[dict], scores: list[float], rows: dict[str, Any], resp_
 
 
 def quality(args: argparse.Namespace) -> dict[str, Any]:
-    from guardrail.types import VerificationItem
 
     work = Path(args.work)
     if not (work / "pairs.jsonl").exists():
@@ -266,7 +275,6 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
     keys = {tg._context_key(r) for r in dev_rows if str(tg._get(r, "id")) in built}
     rows = {str(tg._get(r, "id")): r for r in dev_rows if tg._context_key(r) in keys}
     half_a, half_b = tg.dev_halves(list(rows), args.seed)
-    items = [VerificationItem.model_validate(r["item"]) for r in recs]
     detectors: dict[str, tuple[list[float], dict[str, float] | None, bool]] = {}
     timings: dict[str, float] = {}
     skipped: dict[str, str] = {}
@@ -281,8 +289,9 @@ def quality(args: argparse.Namespace) -> dict[str, Any]:
         timings[name] = round(time.time() - t0, 1)
 
     run("grounding-minilm (ours)", lambda: (ce_scores(work, recs, args.model_dir, args.threads), None, True))
+    run("cross-encoder alone (no fusion)", lambda: (ce_alone_scores(work, recs, args.model_dir, args.threads), None, False))
     if not args.skip_heuristic:
-        run("heuristic (interim)", lambda: (heuristic_scores(items), None, True))
+        run("heuristic (interim)", lambda: (heuristic_scores(work, recs), None, True))
     run("token overlap", lambda: (*overlap_scores(recs, rows), False))
     run("embedding similarity", lambda: (embedding_scores(recs, rows), None, False))
     detectors["flag everything"] = ([1.0] * len(recs), {rid: 1.0 for rid in rows}, False)
