@@ -162,3 +162,11 @@ def test_citations_are_checked(guard):
     assert by_marker["[doc-paris]"].exists
     assert not by_marker["[doc-missing]"].exists
     assert report.citations.attribution_precision is not None and report.citations.attribution_precision < 1.0
+
+
+def test_grounding_spec_with_a_missing_folder_names_it(tmp_path) -> None:
+    from guardrail.errors import ModelLoadError
+    from guardrail.verifiers import make_verifier
+
+    with pytest.raises(ModelLoadError, match="nope"):
+        make_verifier(f"grounding:{tmp_path / 'nope'}")

@@ -156,3 +156,10 @@ def test_missing_model_file_raises_model_load_error(tmp_path: Path) -> None:
     (broken / "config.json").write_text("{not json")
     with pytest.raises(ModelLoadError, match="config"):
         CrossEncoderVerifier(broken)
+
+
+def test_a_candidate_folder_is_selectable_by_spec() -> None:
+    from guardrail.verifiers import make_verifier
+
+    v = make_verifier(f"grounding:{MODEL_DIR}")
+    assert isinstance(v, CrossEncoderVerifier) and v.model_dir == MODEL_DIR

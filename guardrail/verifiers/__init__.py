@@ -26,6 +26,7 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
     ``default``       the shipped grounding cross-encoder, or the interim heuristic if none is shipped
     ``heuristic``     embedding similarity + lexical, number and entity overlap
     ``grounding``     the shipped cross-encoder (error if it is not there)
+    ``grounding:DIR`` a grounding model folder made by ``guardrail train`` (a candidate, before it ships)
     ``hf:PATH``       a local Hugging Face NLI / sequence-classification model directory
     ``judge``         an LLM judge (chain of thought, JSON verdicts) on ``llm``, a ``guardrail.llm.ChatModel``
     ``cascade``       the default verifier first, the LLM judge only for claims in its uncertain band
@@ -60,16 +61,16 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
         from .heuristic import HeuristicVerifier
 
         return HeuristicVerifier()
-    if spec == "grounding":
+    if spec == "grounding" or spec.startswith("grounding:"):
         from .crossencoder import CrossEncoderVerifier
 
-        return CrossEncoderVerifier()
+        return CrossEncoderVerifier(spec.partition(":")[2] or None)
     if spec.startswith("hf:"):
         from .hf import HFVerifier
 
         return HFVerifier(spec[3:])
     raise ConfigError(
-        f"unknown verifier '{spec}' (expected default, heuristic, grounding, hf:PATH, judge, cascade, "
+        f"unknown verifier '{spec}' (expected default, heuristic, grounding, grounding:DIR, hf:PATH, judge, cascade, "
         "overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
     )
 
