@@ -20,7 +20,7 @@ character-level against the gold spans (flagged claims' characters vs gold chara
 with the claim threshold tuned for span F1 on half A. ECE (10 bins) is claim-level, for the
 detectors whose score claims to be a probability.
 
-latency: p50/p95 of ``Guardrail.check`` on a typical answer (5 claims, ~2k-token context),
+latency: p50/p95 of ``Guardrail.check`` (the model folder, or ``--verifier SPEC``) on a typical answer (5 claims, ~2k-token context),
 answers/s of ``check_batch``, peak RSS.
 """
 
@@ -349,7 +349,8 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump({"cases": cases, "context_tokens": len(tok.encode(cases[0][1]).ids)}, fh)
     cmd = [sys.executable, __file__, "latency-run", "--cases", fh.name, "--runs", str(args.runs),
-           "--threads", str(args.threads)] + (["--model-dir", args.model_dir] if args.model_dir else [])
+           "--threads", str(args.threads)] + (["--model-dir", args.model_dir] if args.model_dir else []) + (
+           ["--verifier", args.verifier] if args.verifier else [])
     try:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     finally:
@@ -363,8 +364,13 @@ def latency_run(args: argparse.Namespace) -> dict[str, Any]:
 
     spec = json.loads(Path(args.cases).read_text())
     cases = spec["cases"]
-    verifier = CrossEncoderVerifier(args.model_dir, threads=args.threads)
-    g = Guardrail(verifier=verifier, threshold=verifier.recommended_threshold)
+    if args.verifier:
+        from guardrail.verifiers import make_verifier
+
+        verifier = make_verifier(args.verifier)
+    else:
+        verifier = CrossEncoderVerifier(args.model_dir, threads=args.threads)
+    g = Guardrail(verifier=verifier)
     answer, ctx, q = cases[0]
     for _ in range(3):
         g.check(answer, ctx, q)
@@ -379,11 +385,14 @@ def latency_run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     n = sum(1 for _ in g.check_batch([{"response": a, "context": c, "question": q} for a, c, q in cases], chunk_size=16))
     batch_s = time.perf_counter() - t0
-    pairs = [(premise, claim) for premise, claim in [(cases[0][1][:1000], "The claim to check.")] * 64]
-    t0 = time.perf_counter()
-    verifier.predict(pairs, batch_size=32)
-    model_ms = (time.perf_counter() - t0) * 1000 / len(pairs)
+    model_ms = None
+    if hasattr(verifier, "predict"):  # the cross-encoder alone, per (premise, claim) pair
+        pairs = [(cases[0][1][:1000], "The claim to check.")] * 64
+        t0 = time.perf_counter()
+        verifier.predict(pairs, batch_size=32)
+        model_ms = (time.perf_counter() - t0) * 1000 / len(pairs)
     return {
+        "verifier": getattr(verifier, "name", type(verifier).__name__),
         "answer_claims": 5,
         "context_tokens": spec["context_tokens"],
         "threads": args.threads,
@@ -406,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="Folder with the cached dev pairs (scripts/train_grounding.py build).")
     ap.add_argument("--model-dir", default=None, help="Grounding model folder (default: the shipped one).")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--verifier", default=None,
+                    help="latency: a verifier spec (e.g. default, heuristic) instead of the model folder")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--skip-heuristic", action="store_true")
     ap.add_argument("--runs", type=int, default=30)
