@@ -326,8 +326,12 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     from guardrail.claims import SentenceClaimExtractor
     from guardrail.verifiers.crossencoder import DEFAULT_MODEL_DIR
 
-    # The model's own tokenizer, only to count context tokens the way the model does.
-    tok = Tokenizer.from_file(str(Path(args.model_dir or DEFAULT_MODEL_DIR) / "tokenizer.json"))
+    # The model's own tokenizer (the embedder's, same MiniLM vocabulary, when no model folder is given),
+    # only to count context tokens the way the model does.
+    folder = Path(args.model_dir or DEFAULT_MODEL_DIR)
+    if not (folder / "tokenizer.json").is_file():
+        folder = REPO / "guardrail" / "models" / "minilm-l6-embed"
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
     _, dev = tg.load_split(0.1, 13)
