@@ -47,6 +47,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import guardrail.train.grounding as tg  # noqa: E402  (shares the pair building and the dev halves)
+from guardrail.eval import metrics  # noqa: E402
 from guardrail.errors import GuardrailError  # noqa: E402
 
 TASKS = ("QA", "Summary", "Data2txt")
@@ -66,39 +67,23 @@ def content_words(text: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------
-# metrics
+# metrics: the ones `guardrail eval` reports, so the two tools cannot disagree
 def auc(y: np.ndarray, s: np.ndarray) -> float:
-    return tg._auc(np.asarray(y, bool), np.asarray(s, float))
+    v = metrics.roc_auc(np.asarray(y, bool), np.asarray(s, float))
+    return float("nan") if v is None else v
 
 
 def ece(y: np.ndarray, p: np.ndarray, bins: int = 10) -> float:
-    y, p = np.asarray(y, float), np.asarray(p, float)
-    idx = np.minimum((p * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        m = idx == b
-        if m.any():
-            total += m.sum() / len(p) * abs(p[m].mean() - y[m].mean())
-    return float(total)
+    v = metrics.ece(np.asarray(y, bool), np.asarray(p, float), bins)
+    return float("nan") if v is None else v
 
 
 def prf(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
-    tp = float((pred & gold).sum())
-    p = tp / max(1, pred.sum())
-    r = tp / max(1, gold.sum())
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+    return metrics.precision_recall_f1(np.asarray(gold, bool), np.asarray(pred, bool))
 
 
 def span_counts(claims: list[tuple[int, int, float]], gold: list[tuple[int, int]], t: float) -> tuple[int, int, int]:
-    pred_chars: set[int] = set()
-    for a, b, s in claims:
-        if s >= t:
-            pred_chars.update(range(a, b))
-    gold_chars: set[int] = set()
-    for a, b in gold:
-        gold_chars.update(range(a, b))
-    tp = len(pred_chars & gold_chars)
-    return tp, len(pred_chars) - tp, len(gold_chars) - tp
+    return metrics.span_counts([(a, b) for a, b, s in claims if s >= t], gold)
 
 
 def span_f1(resp: list[dict], t: float) -> float:
