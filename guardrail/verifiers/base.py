@@ -12,9 +12,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from ..types import ClaimVerdict, Label, VerificationItem
+from ..types import ClaimVerdict, EvidenceSpan, Label, VerificationItem
 
-__all__ = ["Verifier", "averify", "unevaluatable"]
+__all__ = ["Verifier", "averify", "scored_verdict", "unevaluatable"]
 
 
 @runtime_checkable
@@ -44,6 +44,30 @@ def unevaluatable(item: VerificationItem, reason: str, verifier: str) -> ClaimVe
         confidence=0.0,
         hallucination_score=0.5,
         evidence_ids=sorted({w.evidence_id for w in item.windows}),
+        reason=reason,
+        verifier=verifier,
+    )
+
+
+def scored_verdict(
+    item: VerificationItem,
+    score: float,
+    threshold: float,
+    reason: str,
+    verifier: str,
+    evidence_span: EvidenceSpan | None = None,
+) -> ClaimVerdict:
+    """Verdict of a detector that only scores (the baselines): unsupported at or above ``threshold``,
+    else supported; confidence is the score's side of the decision. Such detectors cannot tell a
+    contradiction from a missing fact, so they never say "contradicted"."""
+    label = Label.unsupported if score >= threshold else Label.supported
+    return ClaimVerdict(
+        claim_id=item.claim.id,
+        label=label,
+        confidence=round(score if label is Label.unsupported else 1.0 - score, 6),
+        hallucination_score=round(score, 6),
+        evidence_ids=sorted({w.evidence_id for w in item.windows}),
+        evidence_span=evidence_span,
         reason=reason,
         verifier=verifier,
     )

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..evidence import _strip_markers, content_terms
-from ..types import ClaimVerdict, EvidenceSpan, Label, VerificationItem, Window
-from .base import unevaluatable
+from ..types import ClaimVerdict, EvidenceSpan, VerificationItem, Window
+from .base import scored_verdict, unevaluatable
 from .heuristic import _sentences_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,12 +83,6 @@ def _checkable(item: VerificationItem, name: str) -> tuple[str | None, ClaimVerd
     return claim, None
 
 
-def _label(score: float, threshold: float) -> tuple[Label, float]:
-    if score >= threshold:
-        return Label.unsupported, score
-    return Label.supported, 1.0 - score
-
-
 class OverlapVerifier:
     """``Verifier``: the claim's content unigrams / bigrams missing from its evidence windows.
 
@@ -118,21 +112,12 @@ class OverlapVerifier:
         score, missing, miss_bi, n_bi = overlap_score(claim, [w.text for w in item.windows])
         if math.isnan(score):
             return unevaluatable(item, "the claim has no content word to look for in the evidence", self.name)
-        label, confidence = _label(score, self.threshold)
         n_uni = len(set(content_terms(claim)))
         parts = [f"{n_uni - len(missing)}/{n_uni} content words and {n_bi - miss_bi}/{n_bi} bigrams found in the evidence"]
         if missing:
             parts.append("missing words: " + ", ".join(missing[:8]))
-        return ClaimVerdict(
-            claim_id=item.claim.id,
-            label=label,
-            confidence=round(confidence, 6),
-            hallucination_score=round(score, 6),
-            evidence_ids=sorted({w.evidence_id for w in item.windows}),
-            evidence_span=_best_span(set(content_terms(claim)), item),
-            reason="; ".join(parts),
-            verifier=self.name,
-        )
+        return scored_verdict(item, score, self.threshold, "; ".join(parts), self.name,
+                              evidence_span=_best_span(set(content_terms(claim)), item))
 
 
 def cosine_to_score(cosine: float, center: float = 0.6, width: float = 0.1) -> float:
@@ -219,15 +204,6 @@ class EmbeddingVerifier:
 
     def _verdict(self, item: VerificationItem, cosine: float, best: tuple[Window, int, int, str]) -> ClaimVerdict:
         score = cosine_to_score(cosine, self.center, self.width)
-        label, confidence = _label(score, self.threshold)
         w, s, e, text = best
-        return ClaimVerdict(
-            claim_id=item.claim.id,
-            label=label,
-            confidence=round(confidence, 6),
-            hallucination_score=round(score, 6),
-            evidence_ids=sorted({x.evidence_id for x in item.windows}),
-            evidence_span=EvidenceSpan(evidence_id=w.evidence_id, start=s, end=e, text=text),
-            reason=f"best evidence cosine {cosine:.3f} (score 0.5 at {self.center:g})",
-            verifier=self.name,
-        )
+        return scored_verdict(item, score, self.threshold, f"best evidence cosine {cosine:.3f} (score 0.5 at {self.center:g})",
+                              self.name, evidence_span=EvidenceSpan(evidence_id=w.evidence_id, start=s, end=e, text=text))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -91,9 +91,9 @@ _CAP = re.compile(r"\b[A-Z][a-zA-Z'\-]*(?:\s+[A-Z][a-zA-Z'\-]*)*")
 _KV_LINE = re.compile(r"^[\w.\[\]\- ]{1,80}: ")
 
 
-def _numbers(text: str) -> set[float]:
-    """Numbers in ``text`` as values: "1,000", "1000" and "1 thousand" are one number; years excluded."""
-    out: set[float] = set()
+def _number_values(text: str) -> Iterator[tuple[re.Match[str], float]]:
+    """Each number of ``text`` with its value: "1,000", "1000" and "1 thousand" are one number; years
+    (dates, checked apart) are skipped."""
     years = {m.start() for m in _YEAR.finditer(text)}
     for m in _NUMBER.finditer(text):
         if m.start() in years and not m.group(2) and not m.group(3):
@@ -101,7 +101,12 @@ def _numbers(text: str) -> set[float]:
         value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
         if m.group(3):
             value *= _SCALE[m.group(3).lower()]
-        out.add(round(value, 6))
+        yield m, value
+
+
+def _numbers(text: str) -> set[float]:
+    """Numbers in ``text`` as values, digits and number words alike."""
+    out: set[float] = {round(value, 6) for _, value in _number_values(text)}
     for m in _NUMBER_WORD.finditer(text):
         out.add(float(_NUMBER_WORDS[m.group(1).lower()]))
     return out
@@ -118,13 +123,7 @@ def _units(text: str) -> dict[str, set[float]]:
     Two numbers with the same unit and different values are a conflict of the same kind.
     """
     out: dict[str, set[float]] = {}
-    years = {m.start() for m in _YEAR.finditer(text)}
-    for m in _NUMBER.finditer(text):
-        if m.start() in years and not m.group(2) and not m.group(3):
-            continue
-        value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
-        if m.group(3):
-            value *= _SCALE[m.group(3).lower()]
+    for m, value in _number_values(text):
         units = []
         after = _UNIT_AFTER.match(text, m.end())
         if after:

@@ -42,8 +42,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm import TextCompletion, TokenLogprob
-from ..types import ClaimVerdict, Label, VerificationItem
-from .base import unevaluatable
+from ..types import ClaimVerdict, VerificationItem
+from .base import scored_verdict, unevaluatable
 from .selfcheck import Breaker
 
 __all__ = ["LogprobVerifier", "ClaimTokens", "logprob_to_score", "gbnf_literal", "build_prompt", "DEFAULT_MAPPING"]
@@ -281,7 +281,6 @@ class LogprobVerifier:
     def _verdict(self, item: VerificationItem, s: ClaimTokens) -> ClaimVerdict:
         value = s.min_logprob if self.stat == "min" else s.mean_logprob
         score = logprob_to_score(value, self.center, self.width)
-        label = Label.unsupported if score >= self.threshold else Label.supported
         lowest = sorted(s.tokens, key=lambda t: t.logprob)[:3]  # type: ignore[arg-type,return-value]
         described = []
         for t in lowest:
@@ -289,12 +288,4 @@ class LogprobVerifier:
             described.append(f"{t.token!r} p={math.exp(t.logprob):.2g}" + (f" (expected {alt[0]!r})" if alt else ""))  # type: ignore[arg-type]
         reason = (f"lowest-probability tokens: {', '.join(described)}; min logprob {s.min_logprob:.2f}, "
                   f"mean {s.mean_logprob:.2f} over {s.scored} word tokens ({self.mode}, {self.template})")
-        return ClaimVerdict(
-            claim_id=item.claim.id,
-            label=label,
-            confidence=round(score if label is Label.unsupported else 1.0 - score, 6),
-            hallucination_score=round(score, 6),
-            evidence_ids=sorted({w.evidence_id for w in item.windows}),
-            reason=reason,
-            verifier=self.name,
-        )
+        return scored_verdict(item, score, self.threshold, reason, self.name)

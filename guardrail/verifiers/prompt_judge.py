@@ -23,8 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..llm import ChatModel, chat_json
-from ..types import ClaimVerdict, Label, VerificationItem
-from .base import unevaluatable
+from ..types import ClaimVerdict, VerificationItem
+from .base import scored_verdict, unevaluatable
 from .judge import _fence
 from .selfcheck import Breaker, Group, _evidence_block, group_items
 
@@ -188,14 +188,8 @@ class PromptJudgeVerifier:
                                                  f"{len(members)} (scored: {got})", self.name)
                 continue
             score = scores[n]
-            label = Label.unsupported if score >= self.threshold else Label.supported
-            out[i] = ClaimVerdict(
-                claim_id=items[i].claim.id,
-                label=label,
-                confidence=round(score if label is Label.unsupported else 1.0 - score, 6),
-                hallucination_score=round(score, 6),
-                evidence_ids=sorted({w.evidence_id for w in items[i].windows}),
-                reason=f"prompt judge scored statement {n} of {len(members)} at {score:.2f} (0 = based on the context)",
-                verifier=self.name,
+            out[i] = scored_verdict(
+                items[i], score, self.threshold,
+                f"prompt judge scored statement {n} of {len(members)} at {score:.2f} (0 = based on the context)", self.name,
             )
         return out

@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import LLMError, LLMResponseError, LLMTimeout
 from ..llm import ChatModel
 from ..types import ClaimVerdict, Label, VerificationItem, Window
-from .base import Verifier, unevaluatable
+from .base import Verifier, scored_verdict, unevaluatable
 from .judge import _fence
 
 __all__ = ["SelfCheckVerifier", "Group", "group_items", "Breaker", "sample_messages", "make_comparer"]
@@ -301,21 +301,12 @@ class SelfCheckVerifier:
                                        f"with any sample ({why})", self.name)
         against = [k for k, v in judged if v.label is not Label.supported]
         score = len(against) / len(judged)
-        label = Label.unsupported if score >= 0.5 else Label.supported
         parts = [f"{len(against)}/{len(judged)} samples do not support the claim ({self.comparer.name} comparer)"]
         if against:
             parts.append(f"e.g. sample {against[0]}: {_excerpt(samples[against[0]])!r}")
         if errors:
             parts.append(_problems(errors))
-        return ClaimVerdict(
-            claim_id=item.claim.id,
-            label=label,
-            confidence=round(score if label is Label.unsupported else 1.0 - score, 6),
-            hallucination_score=round(score, 6),
-            evidence_ids=sorted({w.evidence_id for w in item.windows}),
-            reason="; ".join(parts),
-            verifier=self.name,
-        )
+        return scored_verdict(item, score, 0.5, "; ".join(parts), self.name)
 
 
 def _problems(errors: list[str]) -> str:
