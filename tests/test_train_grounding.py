@@ -50,3 +50,25 @@ def test_best_threshold_maximises_response_f1() -> None:
     gold = {"a": True, "b": True, "c": False, "d": False}
     t, f1 = best_threshold(scores, gold)
     assert f1 == pytest.approx(1.0) and 0.3 < t <= 0.6
+
+
+def test_fusion_head_is_fitted_on_dev_half_a_only(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Half B is the evaluation part: no claim of it may reach the fusion head's fit."""
+    import argparse
+
+    from guardrail.train import grounding as g
+
+    pairs = [{"split": "dev", "rid": rid, "label": label, "item": {"claim": {"id": f"{rid}::c{i}"}}}
+             for i, (rid, label) in enumerate([("a1", "supported"), ("b1", "unsupported"), ("a2", "contradicted"),
+                                               ("b2", "supported"), ("a1", "supported")])]
+    pairs.insert(0, {"split": "train", "rid": "t1", "label": "unsupported", "item": {"claim": {"id": "t1::c0"}}})
+    dev = [p for p in pairs if p["split"] == "dev"]
+    monkeypatch.setattr(g, "read_pairs", lambda work: pairs)
+    monkeypatch.setattr(g, "dev_halves", lambda rids, seed: ({"a1", "a2"}, {"b1", "b2"}))
+    monkeypatch.setattr(g, "dev_probs", lambda work, v, ps: np.array([[float(i), 0.0, 0.0] for i in range(len(ps))]))
+    monkeypatch.setattr(g, "heuristic_features", lambda work, name, ps: np.arange(len(ps), dtype=float)[:, None])
+    args = argparse.Namespace(fusion_on="dev-a", seed=13)
+    probs, feats, y, where = g.fusion_data(tmp_path, None, args)
+    half_a = [i for i, p in enumerate(dev) if p["rid"].startswith("a")]
+    assert probs[:, 0].tolist() == half_a and feats[:, 0].tolist() == half_a
+    assert y.tolist() == [0.0, 1.0, 0.0] and "half A" in where

