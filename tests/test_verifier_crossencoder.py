@@ -123,6 +123,33 @@ def test_fusion_features_must_match_this_version(tmp_path: Path) -> None:
         CrossEncoderVerifier(folder)
 
 
+def test_hard_checks_floor_a_conflicting_number_at_the_heuristic_score(verifier: CrossEncoderVerifier) -> None:
+    if not verifier.hard_checks:
+        pytest.skip("the model has no hard checks")
+    from guardrail.verifiers.heuristic import FEATURES, HeuristicVerifier
+
+    probs = np.array([[0.99, 0.005, 0.005]] * 2)  # the model is sure both claims are supported
+    feats = np.zeros((2, len(FEATURES)))
+    feats[:, FEATURES.index("best_cosine")] = 0.9
+    feats[1, FEATURES.index(verifier.hard_checks[0])] = 1.0
+    calm, hit = verifier.calibrate(probs, feats)
+    assert hit >= HeuristicVerifier.score(feats[1]) - 1e-12 and hit > calm
+    (v,) = verifier.verify([_item("The Eiffel Tower was completed in 1925.")])
+    assert v.label is Label.contradicted and v.hallucination_score >= verifier.thresholds["contradicted"]
+
+
+def test_unknown_hard_check_raises_model_load_error(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = json.loads((folder / "config.json").read_text())
+    if "fusion" not in config:
+        pytest.skip("the model has no fusion head")
+    config["hard_checks"] = ["number_conflict", "no_such_feature"]
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError, match="hard_checks"):
+        CrossEncoderVerifier(folder)
+
+
 def test_default_guardrail_runs_the_shipped_model_with_its_settings() -> None:
     if MODEL_DIR != DEFAULT_MODEL_DIR:
         pytest.skip("checking a candidate folder, not the shipped one")
@@ -136,6 +163,10 @@ def test_default_guardrail_runs_the_shipped_model_with_its_settings() -> None:
     good = guard.check("The Eiffel Tower was completed in 1889.", EVIDENCE)
     bad = guard.check("The Eiffel Tower was completed in 1925 in London.", EVIDENCE)
     assert not good.hallucinated and bad.hallucinated
+    # A swapped number alone, with every other word supported (the policy demo's "wrong dose").
+    dose = "The usual adult dose is 500 mg every 8 hours. Common side effects include nausea."
+    assert not guard.check("The usual adult dose is 500 mg every 8 hours.", dose).hallucinated
+    assert guard.check("The usual adult dose is 500 mg every 12 hours.", dose).hallucinated
     assert bad.verdicts[0].verifier == guard.verifier.name
 
 

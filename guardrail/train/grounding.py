@@ -616,6 +616,7 @@ def calibrate(args: argparse.Namespace) -> Path:
     verifier = CrossEncoderVerifier(stage, threads=args.threads or None)
     if not args.no_fusion:
         config["fusion"] = fit_fusion(work, verifier, args)
+        config["hard_checks"] = [f for f in args.hard_checks.split(",") if f]
         (stage / "config.json").write_text(json.dumps(config, indent=2))
         verifier = CrossEncoderVerifier(stage, threads=args.threads or None)
     pairs = [p for p in read_pairs(work) if p["split"] == "dev"]
@@ -740,6 +741,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-fusion", action="store_true", help="Calibrate: ship the cross-encoder alone, no fusion head.")
     ap.add_argument("--fusion-on", choices=["dev-a", "train-rest"], default="dev-a",
                     help="Calibrate: claims the fusion head is fitted on (dev half A, or unseen train claims).")
+    ap.add_argument("--hard-checks", default="number_conflict,temporal_conflict",
+                    help="Calibrate: heuristic conflict features that floor a claim's score at the heuristic's.")
     ap.add_argument("--fusion-claims", type=int, default=8000, help="Calibrate: how many unseen train claims --fusion-on train-rest uses.")
     ap.add_argument("--fusion-l2", type=float, default=1.0, help="Calibrate: L2 penalty of the fusion head.")
     ap.add_argument("--rebuild", action="store_true")
