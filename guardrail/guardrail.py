@@ -79,8 +79,8 @@ class Guardrail:
     """Checks answers against their retrieved context.
 
     Args:
-        verifier: a ``Verifier`` or a spec string: ``"default"`` (the shipped grounding model, or the
-            interim heuristic when no model is shipped), ``"heuristic"``, ``"grounding"``,
+        verifier: a ``Verifier`` or a spec string: ``"default"`` (``verifiers.DEFAULT_VERIFIER``, the
+            heuristic), ``"heuristic"``, ``"grounding"`` (the shipped, calibrated cross-encoder),
             ``"hf:/path/to/model"``, ``"judge"`` or ``"cascade"`` (these two need ``llm``).
         extractor: how answers are split into claims (default: sentence-level, offline).
         selector: how evidence windows are picked per claim (default: what the verifier was trained with,

@@ -170,3 +170,11 @@ def test_grounding_spec_with_a_missing_folder_names_it(tmp_path) -> None:
 
     with pytest.raises(ModelLoadError, match="nope"):
         make_verifier(f"grounding:{tmp_path / 'nope'}")
+
+
+def test_default_verifier_is_the_one_measured_best_end_to_end() -> None:
+    """``default`` is a measured choice (guardrail.verifiers.DEFAULT_VERIFIER), not whichever model is on disk."""
+    from guardrail.verifiers import DEFAULT_VERIFIER
+
+    assert type(make_verifier("default")) is type(make_verifier(DEFAULT_VERIFIER))
+    assert Guardrail().verifier.name == make_verifier(DEFAULT_VERIFIER).name

@@ -150,12 +150,12 @@ def test_unknown_hard_check_raises_model_load_error(tmp_path: Path) -> None:
         CrossEncoderVerifier(folder)
 
 
-def test_default_guardrail_runs_the_shipped_model_with_its_settings() -> None:
+def test_guardrail_runs_the_shipped_model_with_its_settings() -> None:
     if MODEL_DIR != DEFAULT_MODEL_DIR:
         pytest.skip("checking a candidate folder, not the shipped one")
     from guardrail import Guardrail
 
-    guard = Guardrail()
+    guard = Guardrail(verifier="grounding")
     assert isinstance(guard.verifier, CrossEncoderVerifier)
     assert guard.threshold == pytest.approx(guard.verifier.recommended_threshold)
     for key, value in guard.verifier.evidence_selector.items():
