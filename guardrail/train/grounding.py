@@ -293,8 +293,8 @@ def train(args: argparse.Namespace) -> Path:
     if args.freeze_word_embeddings:
         # 12M of MiniLM's 23M parameters; frozen, a step is a little cheaper (v1-v3 did this).
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
-    # The lowest layers stay frozen too: no backward pass through them, ~20% less time per step on a
-    # CPU, and the general-purpose features they hold are what a small fine-tune should keep.
+    # Optionally the lowest layers too: no backward pass through them, ~20% less time per step on a CPU.
+    # v1-v3 froze two (and the word embeddings); v4, the shipped run, trained everything.
     for layer in model.bert.encoder.layer[: args.freeze_layers]:
         layer.requires_grad_(False)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -718,7 +718,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--train-responses", type=int, default=0, help="Build pairs for this many train responses (0: all).")
     ap.add_argument("--splits", default="dev,train", help="Which splits build writes pairs for.")
     ap.add_argument("--dev-responses", type=int, default=0, help="Build pairs for this many dev responses (0: all).")
-    ap.add_argument("--freeze-layers", type=int, default=2, help="Lowest encoder layers kept frozen.")
+    ap.add_argument("--freeze-layers", type=int, default=0, help="Lowest encoder layers kept frozen.")
     ap.add_argument("--freeze-word-embeddings", action="store_true", help="Keep the word embeddings frozen.")
     ap.add_argument("--top-k", type=int, default=None, help="EvidenceSelector override (default: its own).")
     ap.add_argument("--method", default=None, help="EvidenceSelector override: hybrid | bm25 | embedding.")
