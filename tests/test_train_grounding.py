@@ -26,13 +26,29 @@ def test_fit_logistic_recovers_known_weights() -> None:
     assert w == pytest.approx([2.0, -1.0], abs=0.1) and b == pytest.approx(0.5, abs=0.1)
 
 
-def test_fuse_is_the_logistic_of_standardised_inputs() -> None:
-    fusion = {"mean": [0.0, 1.0], "scale": [2.0, 1.0], "weights": [1.0, -0.5], "bias": 0.25}
+def test_fuse_is_the_logistic_of_standardised_named_inputs() -> None:
+    from guardrail.verifiers.heuristic import FEATURES, HeuristicVerifier
+
+    fusion = {"features": ["cross_encoder_logit", "uncovered"], "mean": [0.0, 1.0], "scale": [2.0, 1.0],
+              "weights": [1.0, -0.5], "bias": 0.25}
     p = np.array([0.5, 0.9])
-    feats = np.array([[1.0], [3.0]])
+    feats = np.zeros((2, len(FEATURES)))
+    feats[:, FEATURES.index("uncovered")] = [1.0, 3.0]
     z0 = 0.25 + 1.0 * (0.0 - 0.0) / 2.0 - 0.5 * (1.0 - 1.0)
     z1 = 0.25 + 1.0 * np.log(9.0) / 2.0 - 0.5 * (3.0 - 1.0)
     assert fuse(p, feats, fusion) == pytest.approx(1 / (1 + np.exp(-np.array([z0, z1]))))
+    # The stacked head reads the heuristic's own score as a logit.
+    stacked = {"features": ["heuristic_logit"], "mean": [0.0], "scale": [1.0], "weights": [1.0], "bias": 0.0}
+    assert fuse(p, feats, stacked) == pytest.approx([HeuristicVerifier.score(row) for row in feats])
+
+
+def test_fusion_feature_names() -> None:
+    from guardrail.train.grounding import fusion_feature_names
+    from guardrail.verifiers.heuristic import FEATURES
+
+    assert fusion_feature_names("stacked") == ["cross_encoder_logit", "heuristic_logit"]
+    assert fusion_feature_names("full") == ["cross_encoder_logit", *FEATURES]
+    assert fusion_feature_names("cross_encoder_logit, uncovered") == ["cross_encoder_logit", "uncovered"]
 
 
 def test_fit_platt_fixes_an_overconfident_score() -> None:

@@ -12,7 +12,13 @@ import pytest
 
 from guardrail.errors import ModelLoadError
 from guardrail.types import Claim, Label, VerificationItem, Window
-from guardrail.verifiers.crossencoder import DEFAULT_MODEL_DIR, CrossEncoderVerifier, hypothesis_text, premise_text
+from guardrail.verifiers.crossencoder import (
+    DEFAULT_MODEL_DIR,
+    CrossEncoderVerifier,
+    hypothesis_text,
+    premise_text,
+    premise_windows,
+)
 
 # A candidate model folder (e.g. a fresh training run) can be checked before it is shipped.
 MODEL_DIR = Path(os.environ.get("GUARDRAIL_GROUNDING_MODEL_DIR") or DEFAULT_MODEL_DIR)
@@ -84,6 +90,21 @@ def test_inputs_strip_citations_and_rank_windows() -> None:
     assert premise_text(item).splitlines() == ["Question: When was it built?", "best", "second best"]
 
 
+def test_premise_is_cut_from_long_windows_around_the_claim() -> None:
+    long_a = ("Paris is the capital of France. " * 6) + "The Eiffel Tower was completed in 1889 for the World's Fair."
+    long_b = "Cheese is made from milk. " * 8 + "Gustave Eiffel's company designed the tower."
+    context = long_a + " " + long_b
+    item = _item("The tower was completed in 1889.", windows=[long_a, long_b])
+    cut = premise_windows(item, window_tokens=20, top_k=2)
+    assert len(cut) == 2
+    assert "1889" in cut[0].text and cut[0].score >= cut[1].score
+    for w in cut:  # offsets still point into the evidence document, not into the long window
+        assert context[w.start : w.end] == w.text and w.evidence_id == "doc1"
+    lines = premise_text(item, window_tokens=20, top_k=2).splitlines()
+    assert lines == [w.text.strip() for w in cut]
+    assert premise_text(item) == f"{long_a}\n{long_b}"  # no cut: the windows as selected
+
+
 def test_empty_windows_are_unevaluatable(verifier: CrossEncoderVerifier) -> None:
     items = [_item("Anything at all.", windows=[], cid="a"), _item("Built in 1889.", cid="b"),
              _item("Whitespace only.", windows=["   "], cid="c")]
@@ -103,35 +124,49 @@ def test_calibration_is_monotonic(verifier: CrossEncoderVerifier) -> None:
     if verifier.fusion is not None:  # hold the heuristic features fixed: only the model's output moves
         from guardrail.verifiers.heuristic import FEATURES
 
-        feats = np.tile(np.array(verifier.fusion["mean"][1:]), (25, 1))
-        assert len(verifier.fusion["mean"]) == 1 + len(FEATURES)
+        feats = np.zeros((25, len(FEATURES)))
+        feats[:, FEATURES.index("best_cosine")] = 0.7
         # The fusion head must trust the cross-encoder: more "not supported" from it, higher score.
-        assert verifier.fusion["weights"][0] > 0
+        assert verifier.fusion["weights"][verifier.fusion["features"].index("cross_encoder_logit")] > 0
     scores = verifier.calibrate(probs, feats)
     assert np.all(np.diff(scores) <= 1e-12) and np.all((scores > 0) & (scores < 1))
 
 
-def test_fusion_features_must_match_this_version(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"features": ["cross_encoder_logit", "no_such_feature"]},
+        {"features": ["uncovered"]},  # the cross-encoder must be one of the inputs
+        {"features": ["cross_encoder_logit", "heuristic_logit"], "heuristic": "heuristic-v-old"},
+    ],
+)
+def test_fusion_inputs_must_fit_this_version(tmp_path: Path, change: dict) -> None:
     if "fusion" not in json.loads((MODEL_DIR / "config.json").read_text()):
         pytest.skip("the model has no fusion head")
     folder = tmp_path / "model"
     shutil.copytree(MODEL_DIR, folder)
     config = json.loads((folder / "config.json").read_text())
-    config["fusion"]["features"] = config["fusion"]["features"][:-1]
+    config["fusion"].update(change)
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelLoadError, match="fusion.features"):
         CrossEncoderVerifier(folder)
 
 
-def test_hard_checks_floor_a_conflicting_number_at_the_heuristic_score(verifier: CrossEncoderVerifier) -> None:
-    if not verifier.hard_checks:
-        pytest.skip("the model has no hard checks")
+def test_hard_checks_floor_a_conflicting_number_at_the_heuristic_score(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = json.loads((folder / "config.json").read_text())
+    if "fusion" not in config:
+        pytest.skip("the model has no fusion head")
+    config["hard_checks"] = ["number_conflict", "temporal_conflict"]
+    (folder / "config.json").write_text(json.dumps(config))
+    verifier = CrossEncoderVerifier(folder, threads=1)
     from guardrail.verifiers.heuristic import FEATURES, HeuristicVerifier
 
     probs = np.array([[0.99, 0.005, 0.005]] * 2)  # the model is sure both claims are supported
     feats = np.zeros((2, len(FEATURES)))
     feats[:, FEATURES.index("best_cosine")] = 0.9
-    feats[1, FEATURES.index(verifier.hard_checks[0])] = 1.0
+    feats[1, FEATURES.index("number_conflict")] = 1.0
     calm, hit = verifier.calibrate(probs, feats)
     assert hit >= HeuristicVerifier.score(feats[1]) - 1e-12 and hit > calm
     (v,) = verifier.verify([_item("The Eiffel Tower was completed in 1925.")])

@@ -28,7 +28,16 @@ from ..errors import ModelLoadError
 from ..types import ClaimVerdict, EvidenceSpan, Label, VerificationItem, Window
 from .base import unevaluatable
 
-__all__ = ["CrossEncoderVerifier", "DEFAULT_MODEL_DIR", "premise_text", "hypothesis_text", "fuse"]
+__all__ = [
+    "DEFAULT_MODEL_DIR",
+    "FUSION_INPUTS",
+    "CrossEncoderVerifier",
+    "fuse",
+    "fusion_inputs",
+    "hypothesis_text",
+    "premise_text",
+    "premise_windows",
+]
 
 #: Where the shipped model lives inside the package.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "grounding-minilm"
@@ -52,12 +61,43 @@ def _ranked(windows: Sequence[Window]) -> list[Window]:
     ) else list(windows)
 
 
-def premise_text(item: VerificationItem) -> str:
-    """Question (when given) then the item's windows, best-scored first, one per line."""
+def premise_windows(item: VerificationItem, window_tokens: int, top_k: int) -> list[Window]:
+    """The ``top_k`` sub-windows of at most ``window_tokens`` tokens, cut from the item's windows, that
+    match the claim best by BM25, best first.
+
+    Why: the heuristic reads long windows (200 tokens, hybrid retrieval: the full sentence around a
+    fact), the cross-encoder was trained on three short ones (60 tokens, BM25), and 256 tokens cannot
+    hold three long windows and a claim. Cutting the short windows out of the long ones gives each model
+    the evidence it was built for from one retrieval pass.
+    """
+    from ..evidence import _BM25, content_terms, make_windows
+    from ..types import Evidence
+    from .heuristic import _kv_share
+
+    subs: dict[tuple[str, int, int], Window] = {}
+    for w in item.windows:
+        # Flattened data ("key: value" lines) is cut at lines, prose at sentences, as the selector does.
+        ev = Evidence(id=w.evidence_id, text=w.text, metadata={"flattened": _kv_share(w.text) >= 0.6})
+        for sub in make_windows(ev, window_tokens, overlap_sentences=0):
+            key = (w.evidence_id, w.start + sub.start, w.start + sub.end)
+            subs.setdefault(key, sub.model_copy(update={"start": key[1], "end": key[2]}))
+    windows = list(subs.values())
+    if not windows:
+        return []
+    query = content_terms(hypothesis_text(item)) or content_terms(item.question or "")
+    scores = _BM25([content_terms(w.text) for w in windows]).scores(query)
+    best = np.argsort(-scores, kind="stable")[:top_k]
+    return [windows[i].model_copy(update={"score": float(scores[i])}) for i in best]
+
+
+def premise_text(item: VerificationItem, window_tokens: int | None = None, top_k: int = 3) -> str:
+    """Question (when given) then the item's windows, best-scored first, one per line; with
+    ``window_tokens``, the :func:`premise_windows` cut from them instead."""
     parts = []
     if item.question and item.question.strip():
         parts.append("Question: " + item.question.strip()[:_QUESTION_CHARS])
-    parts.extend(w.text.strip() for w in _ranked(item.windows))
+    windows = premise_windows(item, window_tokens, top_k) if window_tokens else _ranked(item.windows)
+    parts.extend(w.text.strip() for w in windows)
     return _SEP.join(parts)
 
 
@@ -66,14 +106,35 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
+#: Inputs a fusion head may read besides the heuristic's FEATURES.
+FUSION_INPUTS: tuple[str, ...] = ("cross_encoder_logit", "heuristic_logit")
+
+
+def fusion_inputs(p_not_supported: np.ndarray, features: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """The fusion head's input columns by name: the cross-encoder's logit, the heuristic's own score as a
+    logit (its weights were fitted on 26k train claims), or any single heuristic feature."""
+    from .heuristic import FEATURES, HeuristicVerifier
+
+    x = np.asarray(features, dtype=np.float64).reshape(len(p_not_supported), len(FEATURES))
+    cols = []
+    for name in names:
+        if name == "cross_encoder_logit":
+            cols.append(_logit(p_not_supported))
+        elif name == "heuristic_logit":
+            cols.append(_logit(np.array([HeuristicVerifier.score(row) for row in x])))
+        else:
+            cols.append(x[:, FEATURES.index(name)])
+    return np.column_stack(cols)
+
+
 def fuse(p_not_supported: np.ndarray, features: np.ndarray, fusion: dict[str, Any]) -> np.ndarray:
-    """The fusion head: logistic regression over the cross-encoder's logit and the heuristic features.
+    """The fusion head: logistic regression over the cross-encoder's logit and the heuristic's evidence.
 
     Why: the small cross-encoder reads paraphrase and meaning; the heuristic's exact checks (a number, a
     date, a name or a data field absent from the evidence) catch what a 6-layer model glosses over. The
     weights are fitted on claims the cross-encoder never saw (RAGTruth dev half A, ``guardrail train calibrate``).
     """
-    x = np.column_stack([_logit(p_not_supported), np.asarray(features, dtype=np.float64)])
+    x = fusion_inputs(p_not_supported, features, fusion["features"])
     z = (x - np.asarray(fusion["mean"])) / np.asarray(fusion["scale"])
     return 1.0 / (1.0 + np.exp(-(float(fusion["bias"]) + z @ np.asarray(fusion["weights"]))))
 
@@ -109,17 +170,25 @@ class CrossEncoderVerifier:
         self.recommended_threshold = float(self.config.get("recommended_threshold", 0.5))
         #: EvidenceSelector settings the model was trained with (Guardrail uses them by default).
         self.evidence_selector: dict[str, Any] = dict(self.config.get("evidence_selector") or {})
+        #: How the cross-encoder's premise is cut from the selected windows (see :func:`premise_windows`);
+        #: empty: the windows as selected.
+        self.premise: dict[str, int] = {k: int(v) for k, v in (self.config.get("premise") or {}).items()}
         #: Fusion head over the cross-encoder and the heuristic features (None: the cross-encoder alone).
         self.fusion: dict[str, Any] | None = self.config.get("fusion")
         self._heuristic = None
         if self.fusion is not None:
             from .heuristic import FEATURES, HeuristicVerifier
 
-            expected = ["cross_encoder_logit", *FEATURES]
-            if list(self.fusion.get("features", [])) != expected:
+            names = list(self.fusion.get("features", []))
+            unknown = [n for n in names if n not in FUSION_INPUTS and n not in FEATURES]
+            # The heuristic's score is only the score the head was fitted on if its weights are the same.
+            stale = "heuristic_logit" in names and self.fusion.get("heuristic") != HeuristicVerifier.name
+            if unknown or "cross_encoder_logit" not in names or stale:
                 raise ModelLoadError(
-                    f"{self.model_dir / 'config.json'}: fusion.features {self.fusion.get('features')} do not match "
-                    f"this version's heuristic features {expected}; refit with `guardrail train calibrate`"
+                    f"{self.model_dir / 'config.json'}: fusion.features {names} (heuristic "
+                    f"{self.fusion.get('heuristic')}) do not fit this version: inputs must include "
+                    f"cross_encoder_logit and come from {[*FUSION_INPUTS, *FEATURES]}, heuristic_logit needs "
+                    f"heuristic {HeuristicVerifier.name}; refit with `guardrail train calibrate`"
                 )
             self._heuristic = HeuristicVerifier()
         #: Heuristic conflict features that floor the score at the heuristic's own (see ``calibrate``).
@@ -188,6 +257,10 @@ class CrossEncoderVerifier:
             raise ModelLoadError(f"cannot load ONNX model {path}: {exc}") from exc
 
     # -- scoring ---------------------------------------------------------------------------------
+    def pair(self, item: VerificationItem) -> tuple[str, str]:
+        """The (premise, hypothesis) the model reads for ``item``; training builds its pairs the same way."""
+        return premise_text(item, self.premise.get("window_tokens"), self.premise.get("top_k", 3)), hypothesis_text(item)
+
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
         """Raw class probabilities, shape (len(pairs), len(labels)), for (premise, hypothesis) pairs.
 
@@ -228,9 +301,10 @@ class CrossEncoderVerifier:
         """Calibrated probability that each claim is not supported (Platt scaling of the raw score).
 
         With ``hard_checks``, a claim whose exact checks found a conflict (another number with the
-        claim's unit, another year) scores at least what the heuristic gives it. RAGTruth has few such
-        swaps, so the fusion head learns small weights for them, and the model alone let "every 12 hours"
-        pass against "every 8 hours"; the floor costs 0.008 response AUC on dev (docs/model-card.md).
+        claim's unit, another year) scores at least what the heuristic gives it. v1's head over the
+        single features needed it: RAGTruth has few such swaps, so that head learnt small weights for
+        them and let "every 12 hours" pass against "every 8 hours". The stacked head reads the heuristic's
+        score itself and flags that swap without a floor (docs/model-card.md).
         """
         z = self._cal_a * _logit(self.raw_scores(probs, features)) + self._cal_b
         scores = 1.0 / (1.0 + np.exp(-z))
@@ -261,12 +335,12 @@ class CrossEncoderVerifier:
             keep = [(i, a) for i, a in zip(todo, analyses) if not isinstance(a, str)]
             todo = [i for i, _ in keep]
             if todo:
-                probs = self.predict([(premise_text(items[i]), hypothesis_text(items[i])) for i in todo], batch_size)
+                probs = self.predict([self.pair(items[i]) for i in todo], batch_size)
                 scores = self.calibrate(probs, np.stack([a.x for _, a in keep]))
                 for row, (i, a) in enumerate(keep):
                     verdicts[i] = self._fused_verdict(a, probs[row], float(scores[row]))
         elif todo:
-            probs = self.predict([(premise_text(items[i]), hypothesis_text(items[i])) for i in todo], batch_size)
+            probs = self.predict([self.pair(items[i]) for i in todo], batch_size)
             scores = self.calibrate(probs)
             for row, i in enumerate(todo):
                 verdicts[i] = self._verdict(items[i], probs[row], float(scores[row]))
