@@ -80,7 +80,8 @@ class Guardrail:
 
     Args:
         verifier: a ``Verifier`` or a spec string: ``"default"`` (``verifiers.DEFAULT_VERIFIER``, the
-            heuristic), ``"heuristic"``, ``"grounding"`` (the shipped, calibrated cross-encoder),
+            shipped grounding model), ``"grounding"`` (the shipped cross-encoder stacked with the
+            heuristic, calibrated), ``"heuristic"`` (the interim checker alone, ~3x faster),
             ``"hf:/path/to/model"``, ``"judge"`` or ``"cascade"`` (these two need ``llm``).
         extractor: how answers are split into claims (default: sentence-level, offline).
         selector: how evidence windows are picked per claim (default: what the verifier was trained with,
