@@ -132,6 +132,18 @@ def test_calibration_is_monotonic(verifier: CrossEncoderVerifier) -> None:
     assert np.all(np.diff(scores) <= 1e-12) and np.all((scores > 0) & (scores < 1))
 
 
+def _edited_copy(tmp_path: Path, edit) -> Path:
+    """A copy of the model folder whose config.json ``edit(config)`` changed; skips without a fusion head."""
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    config = json.loads((folder / "config.json").read_text())
+    if "fusion" not in config:
+        pytest.skip("the model has no fusion head")
+    edit(config)
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -141,25 +153,13 @@ def test_calibration_is_monotonic(verifier: CrossEncoderVerifier) -> None:
     ],
 )
 def test_fusion_inputs_must_fit_this_version(tmp_path: Path, change: dict) -> None:
-    if "fusion" not in json.loads((MODEL_DIR / "config.json").read_text()):
-        pytest.skip("the model has no fusion head")
-    folder = tmp_path / "model"
-    shutil.copytree(MODEL_DIR, folder)
-    config = json.loads((folder / "config.json").read_text())
-    config["fusion"].update(change)
-    (folder / "config.json").write_text(json.dumps(config))
+    folder = _edited_copy(tmp_path, lambda config: config["fusion"].update(change))
     with pytest.raises(ModelLoadError, match="fusion.features"):
         CrossEncoderVerifier(folder)
 
 
 def test_hard_checks_floor_a_conflicting_number_at_the_heuristic_score(tmp_path: Path) -> None:
-    folder = tmp_path / "model"
-    shutil.copytree(MODEL_DIR, folder)
-    config = json.loads((folder / "config.json").read_text())
-    if "fusion" not in config:
-        pytest.skip("the model has no fusion head")
-    config["hard_checks"] = ["number_conflict", "temporal_conflict"]
-    (folder / "config.json").write_text(json.dumps(config))
+    folder = _edited_copy(tmp_path, lambda config: config.update(hard_checks=["number_conflict", "temporal_conflict"]))
     verifier = CrossEncoderVerifier(folder, threads=1)
     from guardrail.verifiers.heuristic import FEATURES, HeuristicVerifier
 
@@ -174,13 +174,7 @@ def test_hard_checks_floor_a_conflicting_number_at_the_heuristic_score(tmp_path:
 
 
 def test_unknown_hard_check_raises_model_load_error(tmp_path: Path) -> None:
-    folder = tmp_path / "model"
-    shutil.copytree(MODEL_DIR, folder)
-    config = json.loads((folder / "config.json").read_text())
-    if "fusion" not in config:
-        pytest.skip("the model has no fusion head")
-    config["hard_checks"] = ["number_conflict", "no_such_feature"]
-    (folder / "config.json").write_text(json.dumps(config))
+    folder = _edited_copy(tmp_path, lambda config: config.update(hard_checks=["number_conflict", "no_such_feature"]))
     with pytest.raises(ModelLoadError, match="hard_checks"):
         CrossEncoderVerifier(folder)
 
