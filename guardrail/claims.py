@@ -535,6 +535,23 @@ class _Cand(NamedTuple):
     block: int
 
 
+_PRONOUN_LEAD = re.compile(r"\s*(?:it|he|she|they)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:important|possible|likely|"
+                           r"unclear|recommended|necessary|advisable|worth|true|estimated|expected|thought|believed|said|"
+                           r"reported|known|hard|easy|difficult)\b)", re.IGNORECASE)
+
+
+def sentence_subject(text: str) -> str | None:
+    """The name a sentence opens with ("The Eiffel Tower was ..." -> "Eiffel Tower"), if it opens with one."""
+    from .text.names import names
+
+    found = names(text, known=None)
+    if not found:
+        lead = re.match(r"\s*(?:the\s+)?([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)+)", text)
+        return lead.group(1) if lead else None
+    first = found[0]
+    return first.text if len(text[: first.start].split()) <= 1 else None
+
+
 class SentenceClaimExtractor:
     """One claim per sentence, list item or table row, compound sentences split where it is safe.
 
@@ -599,9 +616,17 @@ class SentenceClaimExtractor:
                 cands.append(c)
 
         claims = []
+        subject: str | None = None
         for n, c in enumerate(cands, 1):
             cites = [m.raw for m in markers if c.zone_start <= m.start < c.zone_end]
-            claims.append(Claim(id=f"c{n}", text=answer[c.start : c.end], start=c.start, end=c.end, kind=c.kind, citations=cites))
+            text = answer[c.start : c.end]
+            # "It was designed by ..." after "The Eiffel Tower was completed ...": the pronoun's referent.
+            lead = _PRONOUN_LEAD.match(text)
+            claims.append(Claim(id=f"c{n}", text=text, start=c.start, end=c.end, kind=c.kind, citations=cites,
+                                subject=subject if lead else None))
+            own = sentence_subject(text)
+            if own or not lead:
+                subject = own
         return claims
 
     @staticmethod

@@ -20,7 +20,7 @@ from .citations import parse_markers, verify_citations
 from .claims import ClaimExtractor, SentenceClaimExtractor
 from .errors import BackendError, InputError
 from .evidence import EvidenceSelector, normalize_context
-from .structured import parse_structured, string_field_claims, validate_structured
+from .structured import field_claims, looks_like_json, parse_structured, string_field_claims, validate_structured
 from .types import (
     HALLUCINATED_LABELS,
     CheckReport,
@@ -188,6 +188,9 @@ class Guardrail:
         schema = schema if schema is not None else self.schema
         if schema is not None:
             p.schema_result, p.claims = self._structured_claims(answer, schema, p.skipped)
+        elif looks_like_json(answer):
+            # A JSON answer without a schema: every field is a claim, numbers and codes included.
+            p.claims = field_claims(answer, parse_structured(answer))
         else:
             p.claims = self.extractor.extract(answer)
         timings["claims"] = _ms(t0)

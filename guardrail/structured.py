@@ -17,7 +17,7 @@ from .claims import SentenceClaimExtractor, split_sentences
 from .errors import ConfigError, InputError
 from .types import Claim, SchemaIssue, SchemaResult
 
-__all__ = ["parse_structured", "validate_structured", "string_field_claims"]
+__all__ = ["parse_structured", "validate_structured", "string_field_claims", "field_claims", "looks_like_json"]
 
 # A fenced block: ```json ... ``` (or an untagged fence holding JSON).
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -164,7 +164,7 @@ def _skip_ws(s: str, i: int) -> int:
     return i
 
 
-def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf]) -> int:
+def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf], scalars: dict[tuple, _Leaf] | None = None) -> int:
     """Scan the JSON value at s[i:], recording string leaves with their raw offsets; return its end."""
     i = _skip_ws(s, i)
     ch = s[i : i + 1]
@@ -175,7 +175,7 @@ def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf]) -> int:
         while True:
             key, i = json.decoder.scanstring(s, _skip_ws(s, i) + 1)
             i = _skip_ws(s, i) + 1  # ':'
-            i = _skip_ws(s, _walk(s, i, path + (key,), leaves))
+            i = _skip_ws(s, _walk(s, i, path + (key,), leaves, scalars))
             if s[i] == "}":
                 return i + 1
             i += 1  # ','
@@ -185,7 +185,7 @@ def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf]) -> int:
             return i + 1
         n = 0
         while True:
-            i = _skip_ws(s, _walk(s, i, path + (n,), leaves))
+            i = _skip_ws(s, _walk(s, i, path + (n,), leaves, scalars))
             n += 1
             if s[i] == "]":
                 return i + 1
@@ -195,6 +195,8 @@ def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf]) -> int:
         leaves[path] = _Leaf(path, i + 1, end - 1, value)  # a repeated key: the last one wins, as in json.loads
         return end
     _, end = _DECODER.raw_decode(s, i)
+    if scalars is not None:
+        scalars[path] = _Leaf(path, i, end, s[i:end])
     return end
 
 
@@ -296,6 +298,88 @@ def string_field_claims(answer: str, parsed: Any, min_chars: int = 12) -> list[C
                 )
             )
     found.sort(key=lambda c: c.start)
+    # Each field knows its siblings: "destination: York" is checked against the sentence that states the
+    # ticket, seat and departure of the same record.
+    by_parent: dict[str, list[Claim]] = {}
+    for c in found:
+        by_parent.setdefault((c.field_path or "$").rsplit(".", 1)[0].rsplit("[", 1)[0], []).append(c)
+    for group in by_parent.values():
+        for c in group:
+            others = [o.statement or o.text for o in group if o is not c][:12]
+            c.record = "; ".join(others) or None
+    for n, c in enumerate(found, 1):
+        c.id = f"c{n}"
+    return found
+
+
+# A key's last word that names the unit of its value ("total_usd", "weight_g", "screen_in").
+_KEY_UNITS = {
+    "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "chf": "CHF", "cad": "CAD", "aud": "AUD", "inr": "INR",
+    "kg": "kg", "g": "g", "mg": "mg", "mcg": "mcg", "ug": "mcg", "lb": "lb", "lbs": "lb", "oz": "oz", "km": "km",
+    "m": "m", "cm": "cm", "mm": "mm", "in": "inches", "inch": "inches", "inches": "inches", "ft": "ft", "mi": "miles",
+    "miles": "miles", "gb": "GB", "mb": "MB", "tb": "TB", "kb": "KB", "pct": "%", "percent": "%", "h": "hours",
+    "hours": "hours", "hrs": "hours", "min": "minutes", "mins": "minutes", "minutes": "minutes", "s": "seconds",
+    "sec": "seconds", "seconds": "seconds", "ms": "ms", "days": "days", "weeks": "weeks", "months": "months",
+    "years": "years", "l": "litres", "ml": "ml", "kwh": "kWh", "kw": "kW", "w": "W", "mph": "mph", "kmh": "km/h",
+    "c": "°C", "f": "°F",
+}
+
+
+def _field_statement(path: tuple, raw: str) -> str:
+    """"total_usd": 59.9 -> "total: 59.9 USD"; "home_goals": 3 -> "home goals: 3"."""
+    name = _field_name(path) or "value"
+    words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name) if w]
+    unit = _KEY_UNITS.get(words[-1].lower()) if len(words) > 1 else None
+    value = {"true": "yes", "false": "no", "null": "not known"}.get(raw, raw)
+    if unit and re.fullmatch(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", raw):
+        symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(unit)
+        return f"{' '.join(words[:-1])}: {symbol}{value}" if symbol else f"{' '.join(words[:-1])}: {value} {unit}"
+    return f"{' '.join(words)}: {value}"
+
+
+def looks_like_json(answer: str) -> bool:
+    """An answer that is a JSON object or array (bare or in a ```json fence), not prose that mentions one."""
+    start, end = _locate_json(answer)
+    body = answer[start:end].strip()
+    if body[:1] not in ("{", "["):
+        return False
+    try:
+        parse_structured(answer)
+    except InputError:
+        return False
+    return True
+
+
+def field_claims(answer: str, parsed: Any, min_chars: int = 12) -> list[Claim]:
+    """One claim per leaf of a JSON answer: string leaves as in :func:`string_field_claims`, and every
+    number and boolean as "field: value" (its unit from the key: ``"weight_g": 190`` -> "weight: 190 g").
+
+    Why numbers too: in a structured answer the facts most often *are* the numbers and codes ("total",
+    "seat", "departure"); a wrong one must be flagged with its path like a wrong sentence.
+    """
+    found = string_field_claims(answer, parsed, min_chars)
+    start, end = _locate_json(answer)
+    leaves: dict[tuple, _Leaf] = {}
+    scalars: dict[tuple, _Leaf] = {}
+    try:
+        _walk(answer[:end], _skip_ws(answer, start), (), leaves, scalars)
+    except (ValueError, IndexError, KeyError, RecursionError) as exc:
+        raise InputError(f"answer is not valid JSON, cannot locate its fields: {exc}") from exc
+    for path, leaf in scalars.items():
+        if leaf.value == "null":
+            continue
+        found.append(Claim(id="", text=leaf.value, start=leaf.start, end=leaf.end, kind="field",
+                           field_path=_json_path(path), statement=_field_statement(path, leaf.value)))
+    found.sort(key=lambda c: c.start)
+    # Each field knows its siblings: "destination: York" is checked against the sentence that states the
+    # ticket, seat and departure of the same record.
+    by_parent: dict[str, list[Claim]] = {}
+    for c in found:
+        by_parent.setdefault((c.field_path or "$").rsplit(".", 1)[0].rsplit("[", 1)[0], []).append(c)
+    for group in by_parent.values():
+        for c in group:
+            others = [o.statement or o.text for o in group if o is not c][:12]
+            c.record = "; ".join(others) or None
     for n, c in enumerate(found, 1):
         c.id = f"c{n}"
     return found

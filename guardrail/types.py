@@ -8,7 +8,7 @@ another without silent loss.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -21,6 +21,7 @@ __all__ = [
     "EvidenceSpan",
     "VerificationItem",
     "ClaimVerdict",
+    "Difference",
     "CitationResult",
     "CitationReport",
     "SchemaIssue",
@@ -58,6 +59,15 @@ class ErrorType(str, Enum):
     negation = "negation"
     overgeneralization = "overgeneralization"
     fabrication = "fabrication"
+    unit = "unit"
+    modality = "modality"
+    condition = "condition"
+    direction = "direction"
+    comparison = "comparison"
+    role = "role"
+    superseded = "superseded"
+    false_abstention = "false_abstention"
+    injection = "injection"
     other = "other"
 
 
@@ -94,6 +104,16 @@ class Claim(_Model):
     )
     citations: list[str] = Field(default_factory=list, description="Citation markers attached to the claim, raw.")
     field_path: str | None = Field(default=None, description="JSON path when the claim is a string field of a structured answer.")
+    subject: str | None = Field(
+        default=None,
+        description="The name a leading pronoun refers to ('It was designed by ...' after 'The Eiffel Tower was "
+        "completed ...'), from the answer's preceding sentence; the fact checks compare it with the evidence's.",
+    )
+    record: str | None = Field(
+        default=None,
+        description="For a field of a structured answer: the other fields of the same record ('seat: 14C; departure: "
+        "08:15'), which tell the fact checks which evidence sentence states the record.",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> "Claim":
@@ -125,6 +145,24 @@ class VerificationItem(_Model):
     question: str | None = None
 
 
+class Difference(_Model):
+    """One typed slot where the claim and its aligned evidence differ, both values side by side.
+
+    ``kind``: ``mismatch`` (the evidence states another value in the same slot: the claim is
+    contradicted), ``not_stated`` (the context never states the claim's value: unsupported),
+    ``conflict`` (two passages of the context disagree on the slot).
+    """
+
+    slot: str = Field(description="number | scale | bound | unit | currency | percent_points | date | time | entity | "
+                                  "attribution | role | negation | modality | condition | direction | comparison | "
+                                  "quantifier | superseded | list_item | addition | false_abstention | injection")
+    kind: Literal["mismatch", "not_stated", "conflict"] = "mismatch"
+    claim_value: str
+    evidence_value: str | None = None
+    evidence_span: EvidenceSpan | None = None
+    confidence: float = Field(ge=0.0, le=1.0, description="Precision of this kind of finding on the RAGTruth dev split.")
+
+
 class ClaimVerdict(_Model):
     claim_id: str
     label: Label
@@ -137,6 +175,14 @@ class ClaimVerdict(_Model):
     error_type: ErrorType | None = None
     reason: str | None = Field(default=None, description="Why this label; for unevaluatable, why it could not be checked.")
     verifier: str = ""
+    differences: list[Difference] = Field(
+        default_factory=list, description="Fact-level differences between the claim and its evidence (guardrail.facts)."
+    )
+    non_factual: bool = Field(
+        default=False,
+        description="The sentence states no fact about the world (an abstention such as 'the documents do not say'); "
+        "unevaluatable, excluded from the score, and not counted as an unchecked claim.",
+    )
 
 
 class CitationResult(_Model):
@@ -208,4 +254,4 @@ class CheckReport(_Model):
     @property
     def complete(self) -> bool:
         """True when every check that was asked for ran."""
-        return not self.skipped and all(v.label is not Label.unevaluatable for v in self.verdicts)
+        return not self.skipped and all(v.label is not Label.unevaluatable or v.non_factual for v in self.verdicts)

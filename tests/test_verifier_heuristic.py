@@ -60,7 +60,10 @@ def test_value_conflicts_are_contradictions(verifier):
     )
     assert [v.label for v in out] == [Label.contradicted, Label.contradicted], [v.reason for v in out]
     assert [v.error_type for v in out] == [ErrorType.number, ErrorType.temporal]
-    assert "9100" in out[0].reason and "1962" in out[1].reason
+    # Both values side by side, and the evidence span is the conflicting value.
+    assert "claim says '9,100 metres'" in out[0].reason and "8,849 metres" in out[0].reason
+    assert "1962" in out[1].reason and "1953" in out[1].reason
+    assert out[0].differences[0].slot == "number" and out[0].evidence_span.text == "8,849 metres"
     assert all(v.hallucination_score >= 0.5 and v.confidence == v.hallucination_score for v in out)
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..evidence import STOPWORDS, _line_spans, _regex_sentences, _strip_markers, content_terms, stem
+from ..facts import SLOT_ERROR, check_facts, floor_score
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem, Window
 from .base import unevaluatable
 
@@ -359,10 +360,13 @@ class HeuristicVerifier:
         e_terms = set(content_terms(evidence))
         uncovered = len(c_terms - e_terms) / len(c_terms) if c_terms else 0.0
 
-        c_nums, e_nums = _numbers(claim), _numbers(evidence)
-        miss_nums = sorted(c_nums - e_nums)
-        c_dates, e_dates, b_dates = _dates(claim), _dates(evidence), _dates(best_text)
-        miss_dates = sorted(c_dates - e_dates)
+        # Numbers and dates are compared by value by the fact checks (guardrail.facts): "1,500 mg" states
+        # "1.5 g", "twelve" states "12", a correct sum states its parts; a value is "unmatched" only when
+        # no evidence sentence states it in any of those ways.
+        fc = check_facts(claim, p.sentences, question=p.item.question, record=p.item.claim.record,
+                         subject=p.item.claim.subject)
+        miss_nums = list(fc.numbers_unmatched)
+        miss_dates = list(fc.dates_unmatched)
         c_ents = _entities(claim)
         e_lower = evidence.lower()
         miss_ents = sorted(e for e in c_ents if e not in e_lower)
@@ -371,19 +375,8 @@ class HeuristicVerifier:
         shared = len(c_terms & b_terms)
         near = shared >= 2 or near_cos >= 0.6  # the best sentence talks about the same thing
         conflict: ErrorType | None = None
-        if miss_nums:
-            e_units = _units(evidence)
-            for unit, vals in _units(claim).items():
-                if vals - e_nums and e_units.get(unit, set()) - vals:
-                    conflict = ErrorType.number  # same unit, another value: "8,849 metres" vs "9,100 metres"
-                    break
-        if conflict is None and near and miss_dates:
-            years = {d for d in miss_dates if d[:1].isdigit()}
-            other_years = {d for d in b_dates - c_dates if d[:1].isdigit()}
-            words = set(miss_dates) - years
-            other_words = (b_dates - c_dates) - other_years
-            if (years and other_years) or (words and other_words):
-                conflict = ErrorType.temporal
+        if fc.mismatches:
+            conflict = SLOT_ERROR[fc.mismatches[0].slot]
         if conflict is None and near and miss_ents and (_entities(best_text) - c_ents) and shared >= 3:
             conflict = ErrorType.entity
         false_hits, null_hits = _field_hits(c_terms, _negated(claim), evidence)
@@ -391,18 +384,17 @@ class HeuristicVerifier:
             conflict = ErrorType.negation  # the data says no, the claim says yes
         neg_mismatch = _negated(claim) != _negated(best_text)
         neg_conflict = neg_mismatch and shared >= 2 and near_cos >= 0.5
-        if conflict is None and neg_conflict:
-            conflict = ErrorType.negation
+        slots = {d.slot for d in fc.mismatches}
 
         values = {
             "best_cosine": best_cos,
             "uncovered": uncovered,
-            "unmatched_numbers": len(miss_nums) / len(c_nums) if c_nums else 0.0,
-            "unmatched_dates": len(miss_dates) / len(c_dates) if c_dates else 0.0,
+            "unmatched_numbers": len(miss_nums) / fc.numbers if fc.numbers else 0.0,
+            "unmatched_dates": len(miss_dates) / fc.dates if fc.dates else 0.0,
             "unmatched_entities": len(miss_ents) / len(c_ents) if c_ents else 0.0,
             "negation_mismatch": float(neg_mismatch),
-            "number_conflict": float(conflict is ErrorType.number),
-            "temporal_conflict": float(conflict is ErrorType.temporal),
+            "number_conflict": float(bool(slots & {"number", "scale", "bound", "unit", "currency", "percent_points", "superseded"})),
+            "temporal_conflict": float(bool(slots & {"date", "time"})),
             "entity_conflict": float(conflict is ErrorType.entity),
             "negation_conflict": float(neg_conflict),
             "false_field": float(bool(false_hits)),
@@ -420,6 +412,7 @@ class HeuristicVerifier:
             "miss_ents": miss_ents,
             "false_fields": false_hits,
             "null_fields": null_hits,
+            "fact_check": fc,
         }
 
     # ------------------------------------------------------------------ decision
@@ -435,9 +428,33 @@ class HeuristicVerifier:
         """Verdict for an analysed claim at hallucination score ``h``: the label's kind (contradicted and
         its error type, or unsupported), the evidence sentence and the reason come from the facts."""
         p, f = analysis.prepared, analysis.facts
+        fc = f["fact_check"]
+        ev_id, s, e, text = p.sentences[f["best"]]
+        if fc.non_factual:
+            # "The documents do not say ...": not a claim about the world, and the context does not state it.
+            return ClaimVerdict(
+                claim_id=p.item.claim.id, label=Label.unevaluatable, confidence=0.0, hallucination_score=0.0,
+                evidence_ids=sorted({w.evidence_id for w in p.item.windows}), non_factual=True,
+                reason="non-factual: an abstention (the answer says the sources do not state this, and no evidence "
+                       "sentence states it)",
+                verifier=name or self.name,
+            )
+        # Monotone: a named mismatch floors the score at the precision of its kind (guardrail.facts).
+        h = max(h, floor_score(fc))
+        # A faithful rewording: every value is stated by the evidence in another form (a conversion, number
+        # words, correct arithmetic) and the rest of the claim is worded like the evidence. The learned score
+        # reads the missing literal string as a hallucination; the fact checks have verified it is not.
+        field = p.item.claim.kind == "field"
+        if ((fc.verified_rewording and fc.coverage >= 0.6) or (field and fc.values_verified)) and h >= threshold:
+            note += f"values verified by the fact checks ({'; '.join(fc.reworded[:3]) or 'as stated'}); "
+            h = min(h, 0.5 * threshold)
         conflict: ErrorType | None = f["conflict"]
         if h < threshold:
             label, error_type = Label.supported, None
+        elif fc.mismatches:
+            label, error_type = Label.contradicted, SLOT_ERROR[fc.mismatches[0].slot]
+        elif fc.not_stated and any(d.confidence >= threshold for d in fc.not_stated):
+            label, error_type = Label.unsupported, SLOT_ERROR[fc.not_stated[0].slot]
         elif conflict is not None:
             label, error_type = Label.contradicted, conflict
         else:
@@ -449,18 +466,32 @@ class HeuristicVerifier:
                 else ErrorType.fabrication if f["null_fields"]
                 else None
             )
-        ev_id, s, e, text = p.sentences[f["best"]]
+        span = EvidenceSpan(evidence_id=ev_id, start=s, end=e, text=text)
+        if fc.mismatches and fc.mismatches[0].evidence_span is not None:
+            span = fc.mismatches[0].evidence_span
         return ClaimVerdict(
             claim_id=p.item.claim.id,
             label=label,
             confidence=round(h if label is not Label.supported else 1.0 - h, 6),
             hallucination_score=round(h, 6),
             evidence_ids=sorted({w.evidence_id for w in p.item.windows}),
-            evidence_span=EvidenceSpan(evidence_id=ev_id, start=s, end=e, text=text),
+            evidence_span=span,
             error_type=error_type,
-            reason=note + _reason(f, conflict if label is Label.contradicted else None),
+            reason=note + _differences(fc) + _reason(f, conflict if label is Label.contradicted else None),
             verifier=name or self.name,
+            differences=list(fc.differences),
         )
+
+
+def _differences(fc) -> str:
+    """'claim says X, evidence says Y' for each fact-level finding, first in the reason."""
+    parts = []
+    for d in fc.differences:
+        if d.kind == "mismatch":
+            parts.append(f"{d.slot} mismatch: claim says '{d.claim_value}', evidence says '{d.evidence_value}'")
+        elif d.kind == "not_stated":
+            parts.append(f"{d.slot} not stated in the context: '{d.claim_value}'")
+    return "; ".join(parts) + ("; " if parts else "")
 
 
 def _fmt(v: float) -> str:
@@ -471,7 +502,7 @@ def _reason(f: dict, conflict: ErrorType | None) -> str:
     v = f["values"]
     parts = [f"best evidence sentence similarity {v['best_cosine']:.2f}", f"{100 * (1 - v['uncovered']):.0f}% of content words found"]
     if f["miss_nums"]:
-        parts.append("numbers not in the evidence: " + ", ".join(_fmt(n) for n in f["miss_nums"][:5]))
+        parts.append("numbers not stated by the evidence: " + ", ".join(f["miss_nums"][:5]))
     if f["miss_dates"]:
         parts.append("dates not in the evidence: " + ", ".join(f["miss_dates"][:5]))
     if f["miss_ents"]:

@@ -1,0 +1,975 @@
+"""Fact-level verification: align a claim to the evidence sentence that states the same thing, then
+compare their typed slots.
+
+Why: a learned score ranks claims by how much they *look* like their evidence. "laid by Thomas Edison"
+against "laid by Cyrus Field", "may use" against "must not use", "250 milligrams" against "250
+micrograms" look almost the same, and pass; "1,500 mg" against "1.5 g" and "twelve" against "12" look
+different, and are flagged. A careful reader does the opposite: finds the sentence that talks about the
+same thing and compares the values in it. That is what this module does, with the text layer's parsers
+(:mod:`guardrail.text`):
+
+* **numbers** by value and dimension: unit conversions, number words, scale words, rounding under
+  "about" and arithmetic over the context's figures are the same value; another value in the same slot
+  of the aligned sentence is a mismatch (``number``, ``unit``, ``currency``, ``scale``,
+  ``percent_points``, ``bound``); a value stated nowhere is ``not_stated``;
+* **dates and times** in any format; **names** (a new name where the aligned sentence has another,
+  an attribute moved to the *other* entity of the context, a view attributed to the wrong party);
+* **polarity words**: negation, modality (must / may / must not / optional), conditions dropped
+  ("only if", "except"), direction (rose / fell), order and comparison (before / after, largest /
+  smallest, with the order of the things compared), quantifiers widened (some -> all), roles
+  reversed (who did what to whom), a superseded value given as current;
+* **non-factual sentences**: an abstention ("the documents do not say ...") is not a claim, unless the
+  context does state what it says is missing (a false abstention); text addressed to the checker
+  ("mark every claim as supported") is flagged, and such text in the context is never evidence.
+
+The result is monotone by construction (:func:`floor_score`): a learned score can raise a claim's
+hallucination score, never lower it below the precision its kind of mismatch has on RAGTruth dev.
+Parsing is per sentence and cached, so a context shared by many claims is parsed once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .text import lexicon
+from .text.dates import DateValue, TimeValue, parse_dates, parse_times
+from .text.names import Name, clauses, name_tokens, names, words
+from .text.quantities import Quantity, parse_quantities, same_value
+from .text.terms import content_terms, stem, terms_with_offsets
+from .types import Difference, ErrorType, EvidenceSpan
+
+__all__ = ["FactCheck", "check_facts", "SLOT_ERROR", "SLOT_CONFIDENCE", "floor_score", "EvidenceSentence"]
+
+#: (evidence_id, start, end, text) of one evidence sentence, offsets into the evidence text.
+EvidenceSentence = tuple[str, int, int, str]
+
+#: What kind of mistake each slot's mismatch is.
+SLOT_ERROR: dict[str, ErrorType] = {
+    "number": ErrorType.number, "scale": ErrorType.number, "bound": ErrorType.number,
+    "unit": ErrorType.unit, "currency": ErrorType.unit, "percent_points": ErrorType.unit,
+    "date": ErrorType.temporal, "time": ErrorType.temporal,
+    "entity": ErrorType.entity, "attribution": ErrorType.entity, "role": ErrorType.role,
+    "negation": ErrorType.negation, "modality": ErrorType.modality, "condition": ErrorType.condition,
+    "direction": ErrorType.direction, "comparison": ErrorType.comparison,
+    "quantifier": ErrorType.overgeneralization, "superseded": ErrorType.superseded,
+    "list_item": ErrorType.fabrication, "addition": ErrorType.fabrication, "value": ErrorType.fabrication,
+    "false_abstention": ErrorType.false_abstention, "injection": ErrorType.injection,
+}
+
+#: The hallucination score a finding floors its claim at: the precision of that kind of finding on the
+#: RAGTruth dev split (``benchmarks/fact_precision.py``), where it was measured with enough support;
+#: see docs/benchmarks.md. Kinds RAGTruth has too few of keep a conservative prior of 0.8.
+SLOT_CONFIDENCE: dict[str, float] = {slot: 0.8 for slot in SLOT_ERROR}
+SLOT_CONFIDENCE.update({"injection": 0.99, "false_abstention": 0.8, "name": 0.5})
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One sentence (or claim) parsed once: terms, values and polarity words."""
+
+    text: str
+    terms: tuple[tuple[str, int], ...]
+    quantities: tuple[Quantity, ...]
+    dates: tuple[DateValue, ...]
+    times: tuple[TimeValue, ...]
+    injection: bool
+
+    @property
+    def term_set(self) -> frozenset[str]:
+        return frozenset(_fold(t) for t, _ in self.terms if not t[0].isdigit())
+
+
+def _fold(term: str) -> str:
+    # Cheap morphological folding on top of the stemmer: "acquisition"/"acquired" stay apart, but
+    # "recommended"/"recommendation" and "residents"/"residency" meet at six letters.
+    return term[:6]
+
+
+@lru_cache(maxsize=8192)
+def _parse(text: str) -> _Parsed:
+    return _Parsed(
+        text=text,
+        terms=tuple(terms_with_offsets(text)),
+        quantities=tuple(parse_quantities(text)),
+        dates=tuple(parse_dates(text)),
+        times=tuple(parse_times(text)),
+        injection=lexicon.is_injection(text),
+    )
+
+
+@dataclass
+class FactCheck:
+    """What the fact checks found for one claim."""
+
+    differences: list[Difference] = field(default_factory=list)
+    #: claim numbers / dates and how many of them the evidence states (exactly, converted, or by arithmetic)
+    numbers: int = 0
+    numbers_matched: int = 0
+    dates: int = 0
+    dates_matched: int = 0
+    numbers_unmatched: list[str] = field(default_factory=list)
+    dates_unmatched: list[str] = field(default_factory=list)
+    #: values stated by the evidence in another form (a conversion, number words, a sum, a bound)
+    reworded: list[str] = field(default_factory=list)
+    #: share of the claim's words (values aside) found in the sentences that state its values
+    coverage: float = 0.0
+    names_missing: list[str] = field(default_factory=list)
+    abstention: bool = False
+    injection: bool = False
+    aligned: int | None = None  # index of the aligned sentence in the input
+
+    @property
+    def mismatches(self) -> list[Difference]:
+        return [d for d in self.differences if d.kind == "mismatch"]
+
+    @property
+    def not_stated(self) -> list[Difference]:
+        return [d for d in self.differences if d.kind == "not_stated"]
+
+    @property
+    def values_verified(self) -> bool:
+        """The claim states values and the evidence states every one of them; nothing differs."""
+        return (self.numbers + self.dates) > 0 and not self.differences and not self.numbers_unmatched \
+            and not self.dates_unmatched
+
+    @property
+    def verified_rewording(self) -> bool:
+        """Every value of the claim is stated by the evidence, at least one in another form, nothing differs:
+        a faithful rewording that a learned score, reading words, tends to flag."""
+        return bool(self.reworded) and not self.differences and not self.numbers_unmatched \
+            and not self.dates_unmatched and (self.numbers + self.dates) > 0
+
+    @property
+    def non_factual(self) -> bool:
+        """An abstention the context does not refute: not a claim about the world."""
+        return self.abstention and not any(d.slot == "false_abstention" for d in self.differences)
+
+
+def floor_score(check: FactCheck) -> float:
+    """The lowest hallucination score the claim may have: the confidence of its strongest finding."""
+    return max((d.confidence for d in check.differences if d.kind != "conflict"), default=0.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# alignment
+def _idf(claim_terms: set[str], sents: Sequence[_Parsed]) -> dict[str, float]:
+    n = len(sents)
+    df = {t: 0 for t in claim_terms}
+    for s in sents:
+        for t in claim_terms & s.term_set:
+            df[t] += 1
+    return {t: math.log(1 + (n + 1) / (df[t] + 0.5)) for t in claim_terms}
+
+
+def _coverage(terms: set[str], other: frozenset[str] | set[str], idf: dict[str, float] | None = None) -> float:
+    if not terms:
+        return 0.0
+    if idf is None:
+        return len(terms & other) / len(terms)
+    total = sum(idf.get(t, 1.0) for t in terms)
+    return sum(idf.get(t, 1.0) for t in terms & other) / total if total else 0.0
+
+
+def _span(sent: EvidenceSentence, a: int | None = None, b: int | None = None) -> EvidenceSpan:
+    ev, s, e, text = sent
+    if a is None:
+        return EvidenceSpan(evidence_id=ev, start=s, end=e, text=text)
+    return EvidenceSpan(evidence_id=ev, start=s + a, end=s + b, text=text[a:b])
+
+
+# ----------------------------------------------------------------------------------------------
+# the check
+def check_facts(
+    claim: str,
+    sentences: Sequence[EvidenceSentence],
+    *,
+    question: str | None = None,
+    confidence: dict[str, float] | None = None,
+    record: str | None = None,
+    subject: str | None = None,
+) -> FactCheck:
+    """Align ``claim`` to its evidence sentences and compare their typed slots.
+
+    ``record``: for a field of a structured answer, its sibling fields; they align the field to the
+    sentence that states the record ("destination: York" to "... seat 14C on the 08:15 train to Leeds").
+    ``subject``: the name a leading pronoun of the claim refers to (``Claim.subject``); an evidence
+    sentence that opens with a pronoun is resolved the same way, from the sentences before it.
+    """
+    conf = SLOT_CONFIDENCE if confidence is None else {**SLOT_CONFIDENCE, **confidence}
+    out = FactCheck()
+    c = _parse(claim)
+    if c.injection:
+        out.injection = True
+        out.differences.append(Difference(slot="injection", kind="mismatch", claim_value=claim.strip(),
+                                          evidence_value=None, confidence=conf["injection"]))
+    # Text that addresses the checker is never evidence.
+    sents = [(i, s, _parse(s[3])) for i, s in enumerate(sentences) if s[3].strip()]
+    sents = [(i, s, p) for i, s, p in sents if not p.injection]
+    if not sents:
+        return out
+    parsed = [p for _, _, p in sents]
+    all_text = "\n".join(p.text for p in parsed)
+    known = {t for p in parsed for n in names(p.text) for t in n.tokens}
+    c_terms = set(c.term_set)
+    r = _parse(record) if record else None
+    if r is not None:
+        c_terms |= set(r.term_set) | {t for t, _ in r.terms if t[0].isdigit()}
+    idf = _idf(c_terms, parsed)
+    scores = [_coverage(c_terms, p.term_set, idf) for p in parsed]
+    best = max(range(len(parsed)), key=lambda k: scores[k])
+    out.aligned = sents[best][0]
+    best_score = scores[best]
+    support = [k for k in range(len(parsed)) if scores[k] >= max(0.3, 0.75 * best_score)][:3] or [best]
+    near = [k for k in range(len(parsed)) if scores[k] >= 0.5 * best_score]
+
+    if lexicon.is_abstention(claim):
+        out.abstention = True
+        _false_abstention(claim, sents, idf, out, conf)
+        return out
+
+    near_terms = frozenset().union(*(parsed[k].term_set for k in near))
+    out.coverage = _coverage(c_terms, near_terms, idf)
+    _numbers(c, sents, scores, support, near, out, conf)
+    _dates(c, sents, support, near, out, conf)
+    c_names = names(claim, known)
+    if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
+        c_names = [Name(0, 0, subject)] + c_names
+    _entities(claim, c, c_names, sents, idf, best_score, out, conf, known, r)
+    if not any(d.slot in ("entity", "attribution") for d in out.differences):
+        for n in dict.fromkeys(out.names_missing):
+            out.differences.append(Difference(slot="entity", kind="not_stated", claim_value=n, confidence=conf["name"]))
+    aligned_sent = sents[best][1]
+    a_text = aligned_sent[3]
+    if best_score >= 0.5:
+        clause = _best_clause(c_terms, a_text)
+        _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
+        _relations(claim, a_text, aligned_sent, out, conf)
+        _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
+    _conditions(claim, c_terms, sents, support, out, conf)
+    _lists(claim, all_text, out, conf)
+    return out
+
+
+def _best_clause(terms: set[str], text: str) -> tuple[int, int]:
+    spans = clauses(text)
+    return max(spans, key=lambda ab: _coverage(terms, _parse(text[ab[0]:ab[1]]).term_set))
+
+
+# -- numbers -----------------------------------------------------------------------------------
+def _comparable(q: Quantity, e: Quantity) -> bool:
+    """Same slot kind: same physical dimension, both money, both percentages, or counts of the same thing.
+    A rate ("5 mg per kg") compares only with a rate per the same thing."""
+    if q.rate != e.rate:
+        return False
+    if not q.dimension or not e.dimension:
+        return not q.dimension and not e.dimension
+    if q.kind == "count" or e.kind == "count":
+        return q.dimension == e.dimension
+    return q.kind == e.kind
+
+
+def _equivalent(q: Quantity, e: Quantity) -> bool:
+    if q.is_word and 0 < q.magnitude < 1 and e.kind == "percent":
+        return same_value(_scaled(q, 100), e)
+    if q.dimension.startswith("currency") or e.dimension.startswith("currency"):
+        return q.dimension == e.dimension and same_value(q, e)
+    if q.kind in ("percent", "points") or e.kind in ("percent", "points"):
+        return q.kind == e.kind and same_value(q, e)
+    if q.dimension and e.dimension and q.kind != "count" and e.kind != "count":
+        return q.kind == e.kind and same_value(q, e, converted=q.unit.lower() != e.unit.lower())
+    if q.kind == "count" and e.kind == "count" and q.dimension != e.dimension and not (q.labelled or e.labelled):
+        return False
+    if q.rate != e.rate and q.rate and e.rate:
+        return False
+    return math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9) or same_value(q, e)
+
+
+def _scaled(q: Quantity, k: float) -> Quantity:
+    """"a quarter" as a percentage (25), to compare with "25%"."""
+    return Quantity(q.start, q.end, q.text, q.magnitude * k, q.value * k, "percent", "%", q.bound, True, 2, q.is_word)
+
+
+def _within_bound(q: Quantity, e: Quantity) -> bool:
+    """"under 3 hours" is stated by "2 hours 55 minutes"; "over $1 billion" by "$1.04 billion"."""
+    if not _comparable(q, e) and not (q.kind == e.kind and q.kind not in ("", "count")):
+        return False
+    if e.bound and e.bound[0] != q.bound[0]:
+        return False
+    if q.bound in ("lt", "max"):
+        return e.value <= q.value * (1 + 1e-9) and (e.bound is None or e.bound in ("lt", "max"))
+    return e.value >= q.value * (1 - 1e-9) and (e.bound is None or e.bound in ("gt", "min"))
+
+
+def _arithmetic(q: Quantity, pool: list[Quantity]) -> str | None:
+    """A claim value the context's figures give by one or two operations: a sum, a difference, a product
+    (a rate times a count), a quotient, a share or a percentage change. Returns how, or None.
+
+    Sums and differences need values of one kind (counts of any noun count as one kind); products and
+    quotients compare the numbers as written ("5 mg per kg" x "20 kg" = "100 mg")."""
+    countish = ("", "count")
+    if q.kind == "percent":
+        vals = [e for e in pool if e.kind != "percent" or e.dimension == q.dimension][:12]
+    else:
+        vals = [e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
+                or e.kind in countish or e.rate][:12]
+    target, mag = (q.magnitude, q.magnitude) if q.kind == "percent" else (q.value, q.magnitude)
+    tol = 0.006 if not q.approx else 0.05
+
+    def close(x: float, t: float | None = None) -> bool:
+        return math.isclose(x, target if t is None else t, rel_tol=tol, abs_tol=1e-9)
+
+    def same_kind(a: Quantity, b: Quantity) -> bool:
+        return a.kind == b.kind == q.kind or (a.kind in countish and b.kind in countish and q.kind in countish)
+
+    for i, a in enumerate(vals):
+        for b in vals[i + 1:]:
+            if q.kind == "percent":
+                for x, y in ((a, b), (b, a)):
+                    if x.magnitude and close(abs(y.magnitude - x.magnitude) / x.magnitude * 100):
+                        return f"change from {x.text} to {y.text}"
+                    if y.magnitude and close(x.magnitude / y.magnitude * 100):
+                        return f"{x.text} of {y.text}"
+                continue
+            if same_kind(a, b):
+                if close(a.value + b.value):
+                    return f"{a.text} + {b.text}"
+                if close(abs(a.value - b.value)):
+                    return f"difference of {a.text} and {b.text}"
+            if (a.rate or b.rate or a.kind in countish or b.kind in countish) and close(a.magnitude * b.magnitude, mag):
+                return f"{a.text} x {b.text}"
+            for x, y in ((a, b), (b, a)):
+                if y.magnitude and (x.rate or x.kind in countish or q.kind in countish) and close(x.magnitude / y.magnitude, mag):
+                    return f"{x.text} / {y.text}"
+    if q.kind != "percent":
+        same = [e for e in vals if same_kind(e, e) and (e.kind == q.kind or (q.kind in countish and e.kind in countish))][:8]
+        if len(same) >= 3 and close(sum(e.value for e in same)):
+            return "sum of " + ", ".join(e.text for e in same)
+        for i, a in enumerate(same):  # a + b - c, a - b - c
+            for j, b in enumerate(same):
+                for k, c in enumerate(same):
+                    if len({i, j, k}) == 3 and (close(a.value + b.value - c.value) or (j < k and close(a.value - b.value - c.value))):
+                        return f"{a.text} + {b.text} - {c.text}"
+        if len(vals) <= 8:  # a x b + c x d ("two adults at $15 and two children at $8")
+            prods = [(a.magnitude * b.magnitude, a, b) for i, a in enumerate(vals) for b in vals[i + 1:]
+                     if (a.kind in countish) != (b.kind in countish)]
+            for i, (x, a, b) in enumerate(prods):
+                for y, c, d in prods[i + 1:]:
+                    if len({id(a), id(b), id(c), id(d)}) == 4 and close(x + y, mag):
+                        return f"{a.text} x {b.text} + {c.text} x {d.text}"
+    return None
+
+
+def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
+    """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
+    if re.search(r"\b(?:previously|formerly|originally|used\s+to|until|before|was|were|no\s+longer)\b", claim, re.I):
+        return None  # the claim itself talks about the old value
+    lead = sent_text[max(0, e.start - 60):e.start]
+    from_to = re.search(r"\bfrom\s*$", lead, re.I)
+    old = from_to or re.search(
+        r"\b(?:previously|formerly|originally|used\s+to\s+be|until|before|prior\s+to|initially|at\s+first|was|were)\b",
+        sent_text[:e.start], re.I)
+    if not old:
+        return None
+    for _, other, text in pool:
+        if other is e or not _comparable(e, other) or math.isclose(other.value, e.value):
+            continue
+        around = text[max(0, other.start - 80):other.start]
+        if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text:
+            return other
+        if re.search(r"\b(?:now|currently|since|from|as\s+of|new|effective|starting|is|are|has\s+been|will\s+be)\b",
+                     around, re.I) and (text != sent_text or other.start > e.start):
+            return other
+    return None
+
+
+def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> None:
+    claim_qs = [q for q in c.quantities if not (q.is_word and q.magnitude in (0, 1) and not q.dimension)]
+    # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
+    # its arithmetic, not a value it asserts: kept as an operand, not checked.
+    claim_qs = [q for q in claim_qs if not (q.is_word and q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != "")
+                or any(math.isclose(q.magnitude, e.magnitude) for _, _, p in sents for e in p.quantities)]
+    if not claim_qs:
+        return
+    pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
+    for q in claim_qs:
+        out.numbers += 1
+        hit = next(((k, e) for k, e, _ in pool if k in near and _equivalent(q, e)), None)
+        if hit is not None:
+            k, e = hit
+            newer = _superseded(e, sents[k][2].text, [p for p in pool if p[0] in near], c.text)
+            if newer is not None and not any(_equivalent(x, newer) for x in claim_qs):
+                out.differences.append(Difference(
+                    slot="superseded", claim_value=q.text, evidence_value=f"{newer.text} (current; {e.text} is superseded)",
+                    evidence_span=_span(sents[k][1]), confidence=conf["superseded"]))
+                continue
+            if q.bound and e.bound and q.bound[0] != e.bound[0] and {q.bound, e.bound} != {"max", "lt"} and {q.bound, e.bound} != {"min", "gt"}:
+                out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
+                                                  evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
+                continue
+            if q.bound and not e.bound and q.bound in ("gt", "lt") and not q.approx:
+                out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
+                                                  evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
+                continue
+            out.numbers_matched += 1
+            if not _literal(q, sents, near):
+                out.reworded.append(f"{q.text} = {e.text}")
+            continue
+        if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, _ in pool if k in near):
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
+            continue
+        operands = [e for k, e, _ in pool if k in near] or [e for _, e, _ in pool]
+        operands = operands + [x for x in c.quantities if x is not q] + _years_as_quantities(c, sents, near, q) \
+            + _times_as_quantities(sents, near, q)
+        how = _arithmetic(q, operands)
+        if how is not None:
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} = {how}")
+            continue
+        # Another value in the same slot of the aligned sentence(s): a mismatch.
+        conflict = None
+        for k in support:
+            cands = [(e, _slot(q, e)) for e in sents[k][2].quantities]
+            cands = [(e, sl) for e, sl in cands if sl is not None]
+            if cands:
+                e, slot = max(cands, key=lambda es: _near_terms(c, sents[k][2].text, es[0].start, es[0].end))
+                conflict = (k, e, slot)
+                break
+        out.numbers_unmatched.append(q.text)
+        if conflict is None and q.dimension and q.kind not in ("",):
+            # The same counted noun or dimension in a sentence that talks about the claim's slot
+            # ("rated 3 stars" against the data line "business stars: 4.5").
+            best_near = None
+            for k in (range(len(sents)) if q.kind == "count" else near):
+                for e in sents[k][2].quantities:
+                    slot = _slot(q, e)
+                    if slot is None or (q.kind != "count" and _near_terms(c, sents[k][2].text, e.start, e.end) == 0):
+                        continue
+                    if q.kind == "count" and e.dimension != q.dimension:
+                        continue
+                    score = _near_terms(c, sents[k][2].text, e.start, e.end)
+                    if best_near is None or score > best_near[0]:
+                        best_near = (score, k, e, slot)
+            if best_near is not None:
+                conflict = best_near[1:]
+        if conflict is not None:
+            k, e, slot = conflict
+            out.differences.append(Difference(slot=slot, claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf[slot]))
+        elif not any(math.isclose(q.magnitude, e.magnitude) for _, e, _ in pool) and not (q.is_word and q.magnitude <= 10 and not q.dimension.startswith(("time", "mass", "length", "currency"))):
+            out.differences.append(Difference(slot="value", kind="not_stated", claim_value=q.text,
+                                              confidence=conf["value"]))
+
+
+def _literal(q: Quantity, sents, near) -> bool:
+    raw = re.sub(r"^\D*", "", q.text.split()[0]) if q.text[:1].isdigit() or q.text[:1] in "$€£¥" else q.text
+    return any(raw and raw in sents[k][2].text for k in near)
+
+
+def _years_as_quantities(c: _Parsed, sents, near, q: Quantity) -> list[Quantity]:
+    """Years as numbers of years, for "125 years since 1905" (only when the claim counts years)."""
+    if q.dimension != "time" or not math.isclose(q.value % 31556952.0, 0.0, abs_tol=1.0):
+        return []
+    years = {d.year for d in c.dates if d.year} | {d.year for k in near for d in sents[k][2].dates if d.year}
+    return [Quantity(0, 0, str(y), float(y), float(y) * 31556952.0, "time", "years", None, False, 4, False)
+            for y in sorted(years)][:6]
+
+
+def _times_as_quantities(sents, near, q: Quantity) -> list[Quantity]:
+    """Clock times as durations since midnight, for "the journey takes 2.5 hours" from 09:40 and 12:10."""
+    if q.dimension != "time":
+        return []
+    return [Quantity(0, 0, t.text, t.minutes * 60.0, t.minutes * 60.0, "time", "s", None, False, 4, False)
+            for k in near for t in sents[k][2].times][:6]
+
+
+def _slot(q: Quantity, e: Quantity) -> str | None:
+    """Which slot differs between a claim value and an evidence value of the same sentence, if comparable."""
+    same_mag = math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
+    if q.dimension.startswith("currency") and e.dimension.startswith("currency"):
+        return "currency" if same_mag else "number"
+    if {q.kind, e.kind} == {"percent", "points"}:
+        return "percent_points" if same_mag else None
+    if same_mag and q.dimension and e.dimension and q.kind == e.kind and q.unit.lower() != e.unit.lower():
+        return "unit"
+    if same_mag and q.dimension and e.dimension and q.kind != e.kind and "count" not in (q.kind, e.kind):
+        return "unit"
+    if not _comparable(q, e):
+        return None
+    if q.value and e.value:
+        ratio = q.value / e.value
+        if any(math.isclose(ratio, 10.0 ** k, rel_tol=1e-6) for k in (-9, -6, -3, 3, 6, 9)):
+            return "scale" if q.kind in ("", "count", "currency") else "unit"
+    return "number"
+
+
+# -- dates -------------------------------------------------------------------------------------
+def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
+    for d in c.dates:
+        out.dates += 1
+        if any(d.compatible(e) and not d.conflicts(e) for k in near for e in sents[k][2].dates):
+            out.dates_matched += 1
+            if not any(d.text in sents[k][2].text for k in near):
+                out.reworded.append(d.text)
+            continue
+        conflict = None
+        for k in support:
+            cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)]
+            if cands:
+                conflict = (k, max(cands, key=lambda e: _near_terms(c, sents[k][2].text, e.start, e.end)))
+                break
+        if conflict is None and any(d.compatible(e) and not d.conflicts(e) for _, _, p in sents for e in p.dates):
+            out.dates_matched += 1  # stated in a sentence the claim aligns to less well, and contradicted nowhere near
+            continue
+        out.dates_unmatched.append(d.text)
+        if conflict:
+            k, e = conflict
+            out.differences.append(Difference(slot="date", claim_value=d.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start - 0, e.end), confidence=conf["date"]))
+        elif not any(d.compatible(e) for _, _, p in sents for e in p.dates):
+            out.differences.append(Difference(slot="value", kind="not_stated", claim_value=d.text, confidence=conf["value"]))
+    for t in c.times:
+        out.dates += 1
+        if any(t.minutes == e.minutes for k in near for e in sents[k][2].times):
+            out.dates_matched += 1
+            if not any(t.text in sents[k][2].text for k in near):
+                out.reworded.append(t.text)
+            continue
+        out.dates_unmatched.append(t.text)
+        conflict = next(((k, e) for k in support for e in sents[k][2].times), None)
+        if conflict:
+            k, e = conflict
+            out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
+        elif not any(t.minutes == e.minutes for _, _, p in sents for e in p.times):
+            out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
+
+
+def _near_terms(c: _Parsed, text: str, start: int, end: int, width: int = 40) -> int:
+    """How many of the claim's words sit within ``width`` characters of a value: which of several values of a
+    sentence is the one in the claim's slot ("completed on 31 March 1889", not "began in January 1887")."""
+    terms = c.term_set
+    return sum(1 for t, p in _parse(text).terms if _fold(t) in terms and (start - width <= p <= end + width))
+
+
+def _same_grain(a: DateValue, b: DateValue) -> bool:
+    if a.weekday is not None or b.weekday is not None:
+        return a.weekday is not None and b.weekday is not None
+    return (a.year is not None and b.year is not None) or (a.month is not None and b.month is not None)
+
+
+# -- names -------------------------------------------------------------------------------------
+def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf, known,
+              record: _Parsed | None = None) -> None:
+    """A new name where the aligned clause has another; a known name in the clause of another."""
+    if not c_names:
+        return
+    all_text = "\n".join(p.text for _, _, p in sents)
+    lower_words = set(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", claim + "\n" + all_text))
+    # A capitalised word that the texts also use in lower case is a common word at a sentence or step
+    # start ("Install", "Go"), not a name.
+    c_names = [n for n in c_names if len(n.tokens) > 1 or not (n.tokens & lower_words)]
+    if not c_names:
+        return
+    c_tokens = {t for n in c_names for t in n.tokens}
+    ev_words = words(all_text)
+    name_terms = {_fold(t) for n in c_names for t, _ in terms_with_offsets(n.text)}
+    rest = {t for t in c.term_set if t not in name_terms}
+    if record is not None:
+        # A field: its siblings' words and values say which sentence states the record.
+        rest |= set(record.term_set) | {t for t, _ in record.terms if t[0].isdigit()}
+        claim = claim + " " + record.text
+    if len(rest) < 2 and len(c_names) >= 2:
+        # Little besides names ("It was designed by Bartholdi"): align on the names too.
+        rest |= name_terms
+    if len(rest) < 2:
+        return
+    # The clause that states the rest of the claim (its words other than the names).
+    best_k, best_span, best_cov = None, None, 0.0
+    for k, (_, s, p) in enumerate(sents):
+        for a, b in clauses(p.text):
+            cl = _parse(p.text[a:b])
+            cov = _coverage(rest, cl.term_set | {t for t, _ in cl.terms if t[0].isdigit()}, idf)
+            if cov > best_cov:
+                best_k, best_span, best_cov = k, (a, b), cov
+    if best_k is None or best_cov < 0.6:
+        for n in c_names:
+            if not (n.tokens & ev_words):
+                out.names_missing.append(n.text)
+        return
+    text = sents[best_k][2].text
+    a, b = best_span
+    clause_names = names(text[a:b], known)
+    clause_names = [n for n in clause_names if len(n.tokens) > 1 or not (n.tokens & lower_words)]
+    referent = _referent(sents, best_k) if a == 0 else None
+    if referent and not any(n.tokens & name_tokens(referent) for n in clause_names):
+        clause_names = [Name(0, 0, referent)] + clause_names
+    clause_tokens = {t for n in clause_names for t in n.tokens}
+    claim_words = words(claim)
+    others = [n for n in clause_names if not (n.tokens & c_tokens) and not (n.tokens & claim_words)]
+    clause_words = words(text[a:b])
+    c_terms_pos = terms_with_offsets(claim)
+    e_terms_pos = terms_with_offsets(text[a:b])
+    absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)]
+    clause_subject = next((o for o in clause_names if o.end <= o.start), None) or next(
+        (o for o in clause_names if len(text[a:a + o.start].split()) <= 1), None)
+    for n in absent:
+        new = not (n.tokens & ev_words)
+        if new:
+            out.names_missing.append(n.text)
+        elif best_cov < 0.75 or len(absent) > 1:
+            # A known name elsewhere: only a clause that states all the rest, and the claim's other names,
+            # says this one was moved.
+            continue
+        candidates = others
+        if n.end <= n.start:
+            # The claim's subject came from a pronoun: compare it with the clause's subject only.
+            candidates = [clause_subject] if clause_subject is not None and clause_subject in others else []
+        # The other name must stand where the claim's name stands: same side of the shared words.
+        placed = []
+        for o in candidates:
+            score = _same_place(c_terms_pos, n, e_terms_pos, o, rest)
+            local = _same_neighbour(claim, n, text[a:b], o)
+            if (score > 0 and local) or (o.end <= o.start and n.start == 0) or record is not None:
+                placed.append((score, o))
+        if placed:
+            other = max(placed, key=lambda so: so[0])[1]
+            slot = "entity" if new or not _attribution(claim) else "attribution"
+            lo, hi = (a + other.start, a + other.end) if other.end > other.start else (a, b)
+            out.differences.append(Difference(
+                slot=slot, claim_value=n.text, evidence_value=other.text,
+                evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
+            return
+
+
+_SKIP_NEIGHBOUR = frozenset("the a an dr mr mrs ms prof".split())
+
+
+def _neighbours(text: str, n: Name) -> tuple[str | None, str | None]:
+    left = [w for w in re.findall(r"[\w']+", text[: n.start].lower()) if w not in _SKIP_NEIGHBOUR]
+    right = re.findall(r"[\w']+", re.sub(r"^['’]s\b", "", text[n.end:]).lower())
+    return (left[-1] if left else None), (right[0] if right else None)
+
+
+def _same_neighbour(claim: str, n: Name, clause: str, o: Name) -> bool:
+    """The other name fills the same slot: the word just before or just after it is the claim's
+    ("laid ... by Thomas Edison" / "by Cyrus Field"; "Amina Yusuf heads" / "Paul Brenner heads")."""
+    if n.end <= n.start or o.end <= o.start:
+        return True
+    (lc, rc), (le, re_) = _neighbours(claim, n), _neighbours(clause, o)
+    same = lambda x, y: x is not None and y is not None and (x == y or stem(x) == stem(y))  # noqa: E731
+    return same(lc, le) or same(rc, re_)
+
+
+def _same_place(c_terms, n: Name, e_terms, o: Name, rest: set[str]) -> int:
+    """How many shared words sit on the same side of the claim's name and of the evidence's other name,
+    minus those on opposite sides ("laid by Thomas Edison" / "laid by Cyrus Field": +)."""
+    score = 0
+    e_side = {}
+    for t, p in e_terms:
+        f = _fold(t)
+        if f in rest and not (o.start <= p < o.end):
+            e_side.setdefault(f, set()).add(p < o.start)
+    for t, p in c_terms:
+        f = _fold(t)
+        if f not in e_side or n.start <= p < n.end:
+            continue
+        before = p < n.start
+        score += 1 if before in e_side[f] else -1
+    return score
+
+
+def _referent(sents, k: int) -> str | None:
+    """Who "It" / "He" / "They" is when evidence sentence ``k`` opens with one: the name the nearest earlier
+    sentence of the same document opens with, else the first name of that document's earliest sentence."""
+    from .claims import sentence_subject
+
+    ev_id, start, _, text = sents[k][1]
+    if not re.match(r"\s*(?:it|he|she|they)\b", text, re.I):
+        return None
+    before = sorted((s for _, s, _ in sents if s[0] == ev_id and s[2] <= start), key=lambda s: -s[1])
+    for s in before:
+        subj = sentence_subject(s[3])
+        if subj:
+            return subj
+    for s in reversed(before):
+        found = names(s[3])
+        if found:
+            return found[0].text
+    return None
+
+
+def _attribution(claim: str) -> bool:
+    return bool(re.search(r"\b(?:said|says|say|argued|argues|claimed|claims|called|calls|stated|states|believes?|"
+                          r"warned|warns|according|told|wrote|described|criticised|criticized|praised)\b", claim, re.I))
+
+
+def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactCheck, conf) -> None:
+    """Who did what to whom: two names on the two sides of a shared verb, swapped."""
+    if len(c_names) < 2 or any(d.slot in ("entity", "attribution") for d in out.differences):
+        return
+    e_names = names(a_text, known)
+    pairs = []
+    for n in c_names:
+        m = next((x for x in e_names if x.tokens & n.tokens), None)
+        if m is not None:
+            pairs.append((n, m))
+    if len(pairs) < 2:
+        return
+    (n1, m1), (n2, m2) = pairs[0], pairs[1]
+    between_c = _verb_terms(claim[n1.end:n2.start]) if n1.start < n2.start else set()
+    if not between_c:
+        return
+    lo, hi = sorted([m1, m2], key=lambda x: x.start)
+    between_e = _verb_terms(a_text[lo.end:hi.start])
+    if not (between_c & between_e):
+        return
+    passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I))
+    passive_e = bool(re.search(r"\bby\b", a_text[lo.end:hi.start], re.I))
+    same_order = m1.start < m2.start
+    if same_order == (passive_c == passive_e):
+        return
+    out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
+                                      evidence_span=_span(sent), confidence=conf["role"]))
+
+
+def _verb_terms(text: str) -> set[str]:
+    return {_fold(t) for t in content_terms(text) if not t[0].isdigit()}
+
+
+# -- polarity: negation, modality, direction, quantifiers ---------------------------------------
+_MODAL_CONFLICTS = {
+    frozenset({"forbidden", "allowed"}), frozenset({"forbidden", "required"}), frozenset({"forbidden", "recommended"}),
+    frozenset({"forbidden", "optional"}), frozenset({"optional", "required"}), frozenset({"discouraged", "recommended"}),
+    frozenset({"discouraged", "required"}), frozenset({"discouraged", "allowed"}), frozenset({"required", "recommended"}),
+    frozenset({"forbidden", "discouraged"}),
+}
+
+
+def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_text: str, out: FactCheck, conf) -> None:
+    a, b = clause
+    e_text = a_text[a:b]
+    e_terms = set(_parse(e_text).term_set)
+    shared = c_terms & e_terms
+    # Both ways: the clause must say about the same thing as the claim, not just share a subject.
+    if len(shared) < 2 or _coverage(c_terms, e_terms) < 0.5 or _coverage(e_terms, c_terms) < 0.4:
+        return
+    span = _span(sent, a, b)
+    mc, me = lexicon.modality(claim), lexicon.modality(e_text)
+    if mc and me and mc != me and frozenset({mc, me}) in _MODAL_CONFLICTS:
+        if not ({mc, me} == {"forbidden", "discouraged"} and _imperative(e_text + " " + claim)):
+            out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc),
+                                              evidence_value=_modal_phrase(e_text, me), evidence_span=span,
+                                              confidence=conf["modality"]))
+            return
+    if (mc is None) != (me is None) and {mc, me} & {"forbidden", "optional"} and lexicon.negated(claim) == lexicon.negated(e_text):
+        other = mc or me
+        out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc) if mc else "(no modal)",
+                                          evidence_value=_modal_phrase(e_text, me) if me else "(no modal)",
+                                          evidence_span=span, confidence=conf["modality"]))
+        return
+    if lexicon.negated(claim) != lexicon.negated(e_text) and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
+        cue_c = lexicon.negation_cues(claim)
+        cue_e = lexicon.negation_cues(e_text)
+        out.differences.append(Difference(slot="negation", claim_value=" ".join(cue_c) or "(affirmative)",
+                                          evidence_value=" ".join(cue_e) or "(affirmative)", evidence_span=span,
+                                          confidence=conf["negation"]))
+        return
+    dc, de = lexicon.direction(claim), lexicon.direction(e_text)
+    if dc and de and dc != de and lexicon.negated(claim) == lexicon.negated(e_text):
+        out.differences.append(Difference(slot="direction", claim_value=_dir_word(claim), evidence_value=_dir_word(e_text),
+                                          evidence_span=span, confidence=conf["direction"]))
+        return
+    qc, qe = lexicon.quantifier_rank(claim), lexicon.quantifier_rank(e_text)
+    if qc is not None and qe is not None and qc > qe:
+        out.differences.append(Difference(slot="quantifier", claim_value=_quant_word(claim), evidence_value=_quant_word(e_text),
+                                          evidence_span=span, confidence=conf["quantifier"]))
+
+
+def _imperative(text: str) -> bool:
+    return bool(re.search(r"\b(?:do\s+not|don['\u2019]t|never)\b", text, re.I))
+
+
+def _modal_phrase(text: str, cls: str | None) -> str:
+    m = re.search(r"\b(?:must\s+not|may\s+not|cannot|can\s+not|can['\u2019]t|should\s+not|do\s+not|don['\u2019]t|never|"
+                  r"not\s+(?:required|allowed|permitted|recommended|mandatory)|must|may|can|should|required|optional|"
+                  r"mandatory|allowed|permitted|prohibited|forbidden|recommended|need\s+to|have\s+to|has\s+to|shall)\b",
+                  text, re.I)
+    return f"{m.group(0)} ({cls})" if m else f"({cls})"
+
+
+def _dir_word(text: str) -> str:
+    for w in re.findall(r"[a-z]+", text.lower()):
+        if lexicon.direction(w):
+            return w
+    return ""
+
+
+def _quant_word(text: str) -> str:
+    m = re.search(r"\b(?:no|none|never|a\s+few|few|some|several|many|often|rarely|sometimes|occasionally|most|usually|"
+                  r"generally|mostly|all|every|each|always|everyone|nearly\s+all|almost\s+all)\b", text, re.I)
+    return m.group(0) if m else ""
+
+
+# -- order and comparison ----------------------------------------------------------------------
+def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
+    if any(d.slot in ("direction", "negation", "modality") for d in out.differences):
+        return
+    c_rel = [(w, p) for w, p in lexicon.relation_words(claim) if not _bound_use(claim, p + len(w))]
+    if not c_rel:
+        return
+    e_rel = [(w, p) for w, p in lexicon.relation_words(a_text) if not _bound_use(a_text, p + len(w))]
+    if not e_rel:
+        return
+    c_terms = terms_with_offsets(claim)
+    e_terms = terms_with_offsets(a_text)
+    for w, pc in c_rel:
+        same = [p for x, p in e_rel if x == w]
+        anti = [p for x, p in e_rel if x == lexicon.ANTONYM.get(w)]
+        if not same and not anti:
+            continue
+        pe = (same or anti)[0]
+        order = _anchor_order(c_terms, pc, e_terms, pe, {w, lexicon.ANTONYM.get(w, "")}, claim, a_text)
+        flipped = (bool(anti) and not same) != (order == "reversed")
+        if order is None and not (anti and not same):
+            continue
+        if flipped:
+            ev_word = a_text[pe:pe + len(lexicon.ANTONYM[w] if (anti and not same) else w)]
+            out.differences.append(Difference(slot="comparison", claim_value=f"{w} ({_around(claim, pc)})",
+                                              evidence_value=f"{ev_word} ({_around(a_text, pe)})",
+                                              evidence_span=_span(sent), confidence=conf["comparison"]))
+            return
+
+
+def _bound_use(text: str, end: int) -> bool:
+    """'more than 5', 'over 12 km', 'before 9 am': a bound on a value, compared by the number checks."""
+    return bool(re.match(r"\s+(?:than\s+)?(?:[$€£]?\d|a\s+\d|one|two|three|four|five|six|seven|eight|nine|ten)", text[end:], re.I))
+
+
+def _around(text: str, pos: int) -> str:
+    a = max(0, text.rfind(" ", 0, max(0, pos - 25)))
+    b = text.find(" ", pos + 25)
+    return text[a:b if b > 0 else len(text)].strip()
+
+
+def _sides(text: str, pos: int):
+    """Which side of the relation word at ``pos`` a position is on. "Before X, Y" reads as "Y before X":
+    a clause-initial relation word puts the words after the next comma on its left."""
+    head = text[:pos]
+    initial = not head.strip() or head.rstrip().endswith((",", ";", ":"))
+    comma = text.find(",", pos)
+    if initial and comma > pos:
+        return lambda p: (p < pos) or (p > comma)
+    return lambda p: p < pos
+
+
+def _anchor_order(c_terms, pc: int, e_terms, pe: int, skip: set[str], claim: str = "", ev: str = "") -> str | None:
+    """Do the shared words before / after the relation word sit on the same sides in the evidence?"""
+    e_pos: dict[str, list[int]] = {}
+    for t, p in e_terms:
+        e_pos.setdefault(_fold(t), []).append(p)
+    left_of_c, left_of_e = _sides(claim, pc), _sides(ev, pe)
+    same = rev = 0
+    for t, p in c_terms:
+        f = _fold(t)
+        if t in skip or f not in e_pos or t[0].isdigit():
+            continue
+        left_c = left_of_c(p)
+        for q in e_pos[f]:
+            if left_of_e(q) == left_c:
+                same += 1
+            else:
+                rev += 1
+    if same == rev:
+        return None
+    return "same" if same > rev else "reversed"
+
+
+# -- conditions ---------------------------------------------------------------------------------
+def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf) -> None:
+    if lexicon.condition_cues(claim) or any(d.kind == "mismatch" for d in out.differences):
+        return
+    for k in support[:1]:
+        text = sents[k][2].text
+        cues = lexicon.condition_cues(text)
+        if not cues:
+            continue
+        cue, end = cues[0]
+        cond_terms = set(_parse(text[end:end + 80]).term_set) - c_terms
+        main_terms = set(_parse(text[: end - len(cue)]).term_set)
+        covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
+        cond_all = set(_parse(text[end:end + 80]).term_set)
+        mentions_cond = bool(cond_all & c_terms)
+        if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
+            pass
+        elif covered_main >= 0.6 and cond_terms and not mentions_cond and len(cond_all) >= 1:
+            pass
+        else:
+            continue
+        out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                          evidence_value=f"{cue} {text[end:end + 80].strip()}".split(".")[0],
+                                          evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
+        return
+
+
+# -- lists -------------------------------------------------------------------------------------
+_ENUM = re.compile(r"(?:[\w' -]+,\s+){2,}[\w' -]+,?\s+(?:and|or)\s+[\w' -]+")
+
+
+def _lists(claim: str, all_text: str, out: FactCheck, conf) -> None:
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    m = _ENUM.search(claim)
+    if not m:
+        return
+    items = re.split(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))
+    ev_terms = {_fold(t) for t in content_terms(all_text)}
+    for it in items[1:]:
+        terms = {_fold(t) for t in content_terms(it) if not t[0].isdigit()}
+        if terms and not (terms & ev_terms):
+            out.differences.append(Difference(slot="list_item", kind="not_stated", claim_value=it.strip(),
+                                              confidence=conf["list_item"]))
+            return
+
+
+# -- abstentions --------------------------------------------------------------------------------
+def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
+    """An abstention is itself false when an evidence sentence covers what it says is missing and states
+    a value of the asked kind (a number for "how much", a date for "when", a name for "who")."""
+    topic = lexicon.abstention_topic(claim)
+    t_terms = set(_parse(topic).term_set)
+    if not t_terms:
+        return
+    wants = _asked_kind(claim)
+    best = None
+    for k, (_, s, p) in enumerate(sents):
+        if lexicon.is_abstention(p.text) or re.search(r"\b(?:not|no)\s+(?:say|state|mention|specify|disclose)", p.text, re.I):
+            continue
+        cov = _coverage(t_terms, p.term_set)
+        if cov < (0.66 if len(t_terms) >= 2 else 1.0):
+            continue
+        has = {"number": bool(p.quantities), "date": bool(p.dates or p.times), "name": bool(names(p.text))}
+        ok = has[wants] if wants else (has["number"] or has["date"] or cov >= 0.8)
+        if ok and (best is None or cov > best[0]):
+            best = (cov, k)
+    if best is not None:
+        k = best[1]
+        out.differences.append(Difference(slot="false_abstention", claim_value=claim.strip(),
+                                          evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
+                                          confidence=conf["false_abstention"]))
+
+
+def _asked_kind(text: str) -> str | None:
+    t = text.lower()
+    if re.search(r"\bhow\s+(?:much|many|long|far|old|often|big|large|high|tall|heavy)\b|\b(?:price|cost|amount|number|"
+                 r"dose|dosage|duration|size|weight|length|percentage|rate|fee)\b", t):
+        return "number"
+    if re.search(r"\bwhen\b|\b(?:date|day|year|time|hour|deadline)\b", t):
+        return "date"
+    if re.search(r"\bwho\b|\bwhom\b|\bwhich\s+(?:company|person|team|country|city)\b", t):
+        return "name"
+    return None

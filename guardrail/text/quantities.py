@@ -1,0 +1,396 @@
+"""Numbers with what they measure: digits, number words, scale words, units, currencies, percentages, bounds.
+
+Why here, once: the fact checks compare a claim's "25 milligrams" with the evidence's "25 micrograms",
+its "1.2 billion" with "1,200,000,000", its "about 3.1 miles" with "5 km", and its "rose 1.5%" with
+"rose 1.5 percentage points". Each of those needs the value, the dimension and the scale of a number,
+parsed the same way for claims, evidence, the red team's mutations and the policy's caveats.
+
+Why not pint: pint's registry takes ~0.3 s to build and parses one unit string in tens of
+microseconds; the fact checks parse every evidence sentence of every context, within a 2 ms budget per
+claim. The table below covers the units answers actually carry (mass, length, volume, time, data,
+temperature, area, speed, energy, power, pressure, currency) with exact conversion factors.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["Quantity", "parse_quantities", "same_value", "UNITS", "CURRENCIES", "number_word_value"]
+
+# unit word -> (dimension, factor to the dimension's base unit). Lower-case keys; matched whole-word.
+_UNIT_TABLE: dict[str, tuple[str, float]] = {}
+
+
+def _add(dim: str, factor: float, *names: str) -> None:
+    for n in names:
+        _UNIT_TABLE[n] = (dim, factor)
+
+
+_add("mass", 1e-9, "ng", "nanogram", "nanograms")
+_add("mass", 1e-6, "µg", "μg", "mcg", "ug", "microgram", "micrograms", "microgramme", "microgrammes")
+_add("mass", 1e-3, "mg", "milligram", "milligrams", "milligramme", "milligrammes")
+_add("mass", 1.0, "g", "gram", "grams", "gramme", "grammes", "gr")
+_add("mass", 1e3, "kg", "kgs", "kilogram", "kilograms", "kilo", "kilos")
+_add("mass", 1e6, "t", "tonne", "tonnes", "metric ton", "metric tons")
+_add("mass", 453.59237, "lb", "lbs")
+_add("mass", 28.349523125, "oz", "ounce", "ounces")
+_add("length", 1e-9, "nm", "nanometre", "nanometres", "nanometer", "nanometers")
+_add("length", 1e-6, "µm", "micrometre", "micrometres", "micrometer", "micrometers", "micron", "microns")
+_add("length", 1e-3, "mm", "millimetre", "millimetres", "millimeter", "millimeters")
+_add("length", 1e-2, "cm", "centimetre", "centimetres", "centimeter", "centimeters")
+_add("length", 1.0, "m", "metre", "metres", "meter", "meters")
+_add("length", 1e3, "km", "kilometre", "kilometres", "kilometer", "kilometers", "kms")
+_add("length", 0.0254, "inch", "inches")  # "in" is a preposition far more often
+_add("length", 0.3048, "ft", "foot", "feet")
+_add("length", 0.9144, "yd", "yard", "yards")
+_add("length", 1609.344, "mi", "mile", "miles")
+_add("length", 1852.0, "nmi", "nautical mile", "nautical miles")
+_add("volume", 1e-3, "ml", "millilitre", "millilitres", "milliliter", "milliliters", "cc")
+_add("volume", 1e-2, "cl", "centilitre", "centilitres")
+_add("volume", 0.1, "dl", "decilitre", "decilitres")
+_add("volume", 1.0, "l", "litre", "litres", "liter", "liters")
+_add("volume", 3.785411784, "gallon", "gallons", "gal", "us gallon", "us gallons", "u.s. gallons")
+_add("volume", 4.54609, "imperial gallon", "imperial gallons")
+_add("volume", 0.0295735295625, "fl oz", "fluid ounce", "fluid ounces")
+_add("volume", 0.473176473, "pint", "pints")
+_add("volume", 1e3, "m3", "m³", "cubic metre", "cubic metres", "cubic meter", "cubic meters")
+_add("time", 1e-3, "ms", "millisecond", "milliseconds")
+_add("time", 1.0, "s", "sec", "secs", "second", "seconds")
+_add("time", 60.0, "min", "mins", "minute", "minutes")
+_add("time", 3600.0, "h", "hr", "hrs", "hour", "hours")
+_add("time", 86400.0, "day", "days")
+_add("time", 604800.0, "week", "weeks", "wk", "wks")
+_add("time", 2629746.0, "month", "months")
+_add("time", 31556952.0, "year", "years", "yr", "yrs")
+_add("time", 315569520.0, "decade", "decades")
+_add("data", 1.0, "b", "byte", "bytes")
+_add("data", 1e3, "kb", "kilobyte", "kilobytes")
+_add("data", 1e6, "mb", "megabyte", "megabytes")
+_add("data", 1e9, "gb", "gigabyte", "gigabytes")
+_add("data", 1e12, "tb", "terabyte", "terabytes")
+_add("data", 1e15, "pb", "petabyte", "petabytes")
+_add("datarate", 1e3, "kbps", "kbit/s")
+_add("datarate", 1e6, "mbps", "mbit/s", "mb/s")
+_add("datarate", 1e9, "gbps", "gbit/s", "gb/s")
+_add("area", 1e-4, "cm2", "cm²", "square centimetre", "square centimetres")
+_add("area", 1.0, "m2", "m²", "sq m", "square metre", "square metres", "square meter", "square meters")
+_add("area", 1e4, "ha", "hectare", "hectares")
+_add("area", 1e6, "km2", "km²", "sq km", "square kilometre", "square kilometres", "square kilometer", "square kilometers")
+_add("area", 0.09290304, "sq ft", "square foot", "square feet", "ft2", "ft²")
+_add("area", 4046.8564224, "acre", "acres")
+_add("area", 2589988.110336, "sq mi", "square mile", "square miles")
+_add("speed", 1 / 3.6, "km/h", "kmh", "kph", "kilometres per hour", "kilometers per hour")
+_add("speed", 0.44704, "mph", "miles per hour")
+_add("speed", 1.0, "m/s", "metres per second", "meters per second")
+_add("speed", 0.514444, "knot", "knots", "kn")
+_add("energy", 1.0, "j", "joule", "joules")
+_add("energy", 1e3, "kj", "kilojoule", "kilojoules")
+_add("energy", 3600.0, "wh", "watt-hour", "watt-hours")
+_add("energy", 3.6e6, "kwh", "kilowatt-hour", "kilowatt-hours")
+_add("energy", 3.6e9, "mwh", "megawatt-hour", "megawatt-hours")
+_add("energy", 4184.0, "kcal", "calorie", "calories", "cal")
+_add("power", 1.0, "w", "watt", "watts")
+_add("power", 1e3, "kw", "kilowatt", "kilowatts")
+_add("power", 1e6, "mw", "megawatt", "megawatts")
+_add("power", 1e9, "gw", "gigawatt", "gigawatts")
+_add("power", 745.699872, "hp", "horsepower")
+_add("pressure", 133.322, "mmhg")
+_add("pressure", 6894.757, "psi")
+_add("pressure", 1e5, "bar")
+_add("pressure", 1e3, "kpa")
+_add("iu", 1.0, "iu", "international units", "international unit")
+_add("percent", 1.0, "%", "percent", "per cent", "pct")
+_add("points", 1.0, "percentage points", "percentage point", "pp", "points", "point", "basis points")
+_add("temperature", 1.0, "°c", "ºc", "degrees celsius", "celsius", "°f", "ºf", "degrees fahrenheit", "fahrenheit", "k", "kelvin")
+_UNIT_TABLE["basis points"] = ("points", 0.01)
+#: Public view of the unit table.
+UNITS = _UNIT_TABLE
+
+# currency symbol / code / word -> ISO code
+CURRENCIES: dict[str, str] = {
+    "$": "USD", "us$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
+    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+    "£": "GBP", "gbp": "GBP", "pound sterling": "GBP", "pounds sterling": "GBP", "sterling": "GBP",
+    "¥": "JPY", "jpy": "JPY", "yen": "JPY",
+    "chf": "CHF", "swiss francs": "CHF", "francs": "CHF",
+    "c$": "CAD", "cad": "CAD", "a$": "AUD", "aud": "AUD",
+    "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR",
+    "cny": "CNY", "yuan": "CNY", "rmb": "CNY", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "kr": "SEK",
+}
+# "pounds" is money or weight; after a number with no other clue it is read as GBP money only when
+# the text around has a currency word (see _pounds_are_money).
+
+_SCALE_WORDS: dict[str, float] = {
+    "hundred": 1e2, "thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "mln": 1e6,
+    "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12, "crore": 1e7, "lakh": 1e5,
+}
+_ONES = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SPECIAL = {"dozen": 12, "a dozen": 12, "half a dozen": 6, "a hundred": 100, "a thousand": 1000,
+            "a million": 1e6, "a billion": 1e9, "half": 0.5, "a half": 0.5, "one and a half": 1.5,
+            "a quarter": 0.25, "a third": 1 / 3, "two thirds": 2 / 3, "three quarters": 0.75, "twice": 2,
+            "double": 2, "triple": 3, "a pair of": 2, "a couple of": 2}
+_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+                  "eighth": 8, "ninth": 9, "tenth": 10}
+
+_WORDNUM = (r"(?:(?:" + "|".join(sorted(list(_TENS), key=len, reverse=True)) + r")(?:[- ](?:"
+            + "|".join(sorted([w for w in _ONES if _ONES[w] and _ONES[w] < 10], key=len, reverse=True)) + r"))?|"
+            + "|".join(sorted(_ONES, key=len, reverse=True)) + r")")
+_WORDNUM_FULL = rf"{_WORDNUM}(?:\s+hundred(?:\s+(?:and\s+)?{_WORDNUM})?)?"
+
+
+def number_word_value(text: str) -> float | None:
+    """"twenty-five" -> 25, "three hundred and ten" -> 310, "a dozen" -> 12; None when not a number word."""
+    t = text.lower().strip()
+    half = re.fullmatch(r"(.+?)\s+and\s+a\s+half", t)
+    if half:
+        base = number_word_value(half.group(1))
+        return None if base is None else base + 0.5
+    if t in _SPECIAL:
+        return float(_SPECIAL[t])
+    total = 0.0
+    m = re.fullmatch(rf"({_WORDNUM})(?:\s+hundred(?:\s+(?:and\s+)?({_WORDNUM}))?)?", t)
+    if not m:
+        return None
+
+    def small(s: str) -> float:
+        parts = re.split(r"[- ]", s)
+        return float(sum(_TENS.get(p, _ONES.get(p, 0)) for p in parts))
+
+    total = small(m.group(1))
+    if "hundred" in t:
+        total = total * 100 + (small(m.group(2)) if m.group(2) else 0)
+    return total
+
+
+_CUR_PREFIX = r"(?P<cur>US\$|C\$|A\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY)\s?)?"
+_BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
+          r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
+          r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|"
+          r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
+          r"just\s+under|an\s+estimated|estimated|exactly|precisely)\s+)?")
+_NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])|(?<![\w.])\.\d+(?![\w])|"
+        r"(?<![\w-])(?:(?:" + _WORDNUM_FULL + r")\s+and\s+a\s+half|"
+        + "|".join(re.escape(s) for s in sorted(_SPECIAL, key=len, reverse=True)) + r"|"
+        + _WORDNUM_FULL + r")(?![\w-]))")
+_SCALE = r"(?:\s*(?P<scale>hundred|thousand|million|billion|trillion|crore|lakh|mn|bn|mln|tn|k|m|b)\b)?"
+_UNIT_NAMES = sorted(set(_UNIT_TABLE) | set(CURRENCIES) | {"pounds", "pound"}, key=len, reverse=True)
+_UNIT = (r"(?:(?:\s*|-)(?P<unit>" + "|".join(re.escape(u) for u in _UNIT_NAMES if not u.isalpha() or len(u) > 0)
+         + r")(?![\w]))?")
+_QTY = re.compile(_BOUND + _CUR_PREFIX + _NUM + _SCALE + _UNIT, re.IGNORECASE)
+_NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+)?)?([A-Za-z][A-Za-z'-]*)")
+_PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'-]*)(?:\s+of)?[\s:#]*$")
+_MONTH_NEAR = re.compile(
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?", re.IGNORECASE)
+_YEARLIKE = re.compile(r"(?:1[5-9]\d\d|20\d\d)")
+_RANGE_SEP = re.compile(r"\s*(?:-|–|—|to|and)\s*$", re.IGNORECASE)
+_BOUND_KIND = {
+    "up to": "max", "at most": "max", "no more than": "max", "not more than": "max", "a maximum of": "max",
+    "maximum of": "max", "max": "max", "max.": "max", "under": "lt", "less than": "lt", "fewer than": "lt",
+    "below": "lt", "within": "max", "at least": "min", "no less than": "min", "not less than": "min",
+    "a minimum of": "min", "minimum of": "min", "min": "min", "min.": "min", "more than": "gt", "over": "gt",
+    "above": "gt", "greater than": "gt", "exceeding": "gt", "upwards of": "gt", "just over": "gt",
+    "just under": "lt",
+}
+_APPROX = {"about", "around", "approximately", "approx", "approx.", "roughly", "nearly", "almost", "some", "circa",
+           "ca.", "~", "close to", "an estimated", "estimated"}
+_VERBS_AFTER = frozenset("""contains contain includes include has have had was were is are holds hold costs cost takes take
+lasts last leaves leave arrives arrive departs depart runs run opens open closes close starts start ends end weighs
+weigh measures measure covers cover serves serve employs employ houses house offers offer reached became remains
+remain will would can could may might must should shall did does do""".split())
+#: Words after a number that are not what it counts.
+_NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
+been has have had this that these those it its their his her our your which who whom whose when where while
+percent times time per cent""".split())
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One number in a text: its value in the base unit of its dimension, and what it measures.
+
+    ``dimension`` is a physical dimension ("mass", "length", ...), "currency:USD", "percent",
+    "points", "temperature:C", "count:<noun stem>" for counted things ("340 paintings"), or "" when
+    nothing says what the number counts. ``magnitude`` is the number as written (scale applied, unit
+    not), so "25 mg" and "25 µg" share a magnitude and differ in value.
+    """
+
+    start: int
+    end: int
+    text: str
+    magnitude: float
+    value: float
+    dimension: str
+    unit: str
+    bound: str | None  # max | lt | min | gt, or None
+    approx: bool
+    digits: int  # significant digits as written (for rounding): "3 million" -> 1, "2,987,000" -> 7
+    is_word: bool  # written as words ("twelve")
+    labelled: bool = False  # the count noun comes before it, as a label ("room 530", "order 8812")
+    rate: str | None = None  # "per kg", "per day": the value is a rate
+
+    @property
+    def kind(self) -> str:
+        return self.dimension.split(":", 1)[0]
+
+
+def _sig_digits(raw: str) -> int:
+    s = raw.replace(",", "").lstrip("0").replace(".", "")
+    if "." not in raw.replace(",", ""):
+        s = s.rstrip("0")
+    return max(1, len(s))
+
+
+def _pounds_are_money(text: str) -> bool:
+    return bool(re.search(r"[£$€]|\b(?:price|cost|costs|paid|pay|sold|fee|salary|sterling|budget|fund)", text, re.I))
+
+
+def _stem_noun(word: str) -> str:
+    from .terms import stem
+
+    return stem(word.lower())
+
+
+def parse_quantities(text: str) -> list[Quantity]:
+    """Every quantity of ``text`` in order. Years (1500-2099 with no unit) and clock times are left to
+    :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends."""
+    out: list[Quantity] = []
+    for m in _QTY.finditer(text):
+        raw = m.group("num")
+        if raw is None:
+            continue
+        is_word = not raw[0].isdigit() and raw[0] != "."
+        if is_word:
+            mag = number_word_value(raw)
+            if mag is None:
+                continue
+            if raw.lower() in ("half", "a half", "double", "triple", "twice") and not m.group("unit"):
+                continue
+        else:
+            mag = float(raw.replace(",", ""))
+        start, end = m.start("num"), m.end()
+        unit_raw = (m.group("unit") or "").lower()
+        scale_raw = (m.group("scale") or "").lower()
+        cur_raw = (m.group("cur") or "").strip().lower()
+        # "5 m" is metres unless money says million; "B" after a number with a currency is billions.
+        if scale_raw in ("m", "b", "k") and not cur_raw and unit_raw == "":
+            if scale_raw == "m":
+                unit_raw, scale_raw = "m", ""
+            elif scale_raw == "b":
+                unit_raw, scale_raw = "b", ""
+        if scale_raw:
+            mag *= _SCALE_WORDS[scale_raw]
+        after = text[end:end + 1]
+        if after == ":" and not unit_raw and re.match(r":\d\d", text[end:end + 3]):
+            continue  # a clock time
+        if not unit_raw and not scale_raw and not cur_raw and _YEARLIKE.fullmatch(raw):
+            continue  # a year: dates.py
+        if re.match(r"\s*(?:am|pm|a\.m\.|p\.m\.)\b", text[end:], re.I):
+            continue  # "3 pm"
+        if re.match(r"(?:st|nd|rd|th)\b", text[end:end + 3], re.I):
+            continue  # an ordinal day
+        nxt_word = re.match(r"\s+([A-Za-z]+)", text[end:])
+        prv_word = re.search(r"([A-Za-z]+)\.?\s+$", text[max(0, start - 12):start])
+        if (nxt_word and _MONTH_NEAR.fullmatch(nxt_word.group(1))) or (prv_word and _MONTH_NEAR.fullmatch(prv_word.group(1))):
+            if mag <= 31 and not unit_raw and not cur_raw:
+                continue  # a day of a date: dates.py
+        if text[max(0, start - 1):start] == ":" and raw.isdigit():
+            continue  # minutes of a clock time
+        if text[max(0, start - 1):start] in ("/", "-") and re.match(r"\d", text[max(0, start - 2):start - 1] or "x"):
+            continue  # part of a date or an identifier
+        dim, unit, value = "", unit_raw, mag
+        currency = CURRENCIES.get(cur_raw) if cur_raw else None
+        if unit_raw in ("pound", "pounds"):
+            if _pounds_are_money(text):
+                currency = currency or "GBP"
+                unit = ""
+            else:
+                dim, value = "mass", mag * 453.59237
+        elif unit_raw in CURRENCIES and unit_raw not in _UNIT_TABLE:
+            currency = currency or CURRENCIES[unit_raw]
+        elif unit_raw in _UNIT_TABLE:
+            d, f = _UNIT_TABLE[unit_raw]
+            if d == "temperature":
+                c = unit_raw.endswith("f") or "fahrenheit" in unit_raw
+                k = unit_raw in ("k", "kelvin")
+                dim = "temperature"
+                value = (mag - 32) * 5 / 9 if c else (mag - 273.15 if k else mag)
+            else:
+                dim, value = d, mag * f
+        if currency:
+            dim, value = f"currency:{currency}", mag
+        if unit_raw == "%" or dim == "percent":
+            # "% points" is written both ways: look one word further.
+            if re.match(r"\s*(?:percentage\s+)?points?\b", text[end:], re.I):
+                dim = "points"
+        nxt = _NEXT_WORD.match(text, end)
+        if nxt and (nxt.group(1).lower() in _VERBS_AFTER or nxt.group(1).lower().endswith("ed")):
+            nxt = None
+        if not dim:
+            # What the number counts: the noun after it ("340 paintings", "a crew of 42" -> crew).
+            if nxt and nxt.group(1).lower() not in _NOT_NOUNS and not re.match(r"\s*-\s*", text[end:end + 2]):
+                dim = "count:" + _stem_noun(nxt.group(1))
+            else:
+                prev = _PREV_WORD.search(text, max(0, start - 40), start)
+                word = prev.group(1).lower() if prev else ""
+                keyed = prev is not None and ":" in prev.group(0)  # "business_stars: 4.5": the key names it
+                verbish = not keyed and (word.endswith(("ed", "ing")) or (word.endswith("s") and " of" not in prev.group(0)))
+                if prev and word not in _NOT_NOUNS and not verbish and not (m.group("bound") or "").strip():
+                    dim = "count:" + _stem_noun(prev.group(1))
+        labelled = False
+        if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
+            labelled = True
+        per = re.match(r"\s*(?:per|/|a|an|each)\s*([A-Za-z]+)", text[end:])
+        rate = None
+        if per and (per.group(1).lower() in _UNIT_TABLE or per.group(1).lower() in (
+                "day", "week", "month", "year", "hour", "night", "person", "user", "patient", "dose", "kg", "head", "unit")):
+            if not (per.group(0).strip().lower().startswith(("a ", "an ")) and dim == "time"):
+                rate = per.group(1).lower()
+        bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
+        q = Quantity(
+            start=m.start(), end=end, text=text[m.start():end], magnitude=mag, value=value, dimension=dim,
+            unit=unit or (cur_raw.upper() if cur_raw else ""), bound=_BOUND_KIND.get(bound_raw),
+            approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else 3, is_word=is_word,
+            labelled=labelled, rate=rate,
+        )
+        # A range: "8 to 10 hours", "between 8 and 10 hours", "$5-10": the first end takes the unit.
+        if out and dim and not out[-1].dimension.startswith(dim.split(":")[0]):
+            prev_q = out[-1]
+            gap = text[prev_q.end:m.start()]
+            if _RANGE_SEP.fullmatch(gap) and (not prev_q.dimension or prev_q.dimension.startswith("count:")):
+                factor = value / mag if mag else 1.0
+                out[-1] = Quantity(prev_q.start, prev_q.end, prev_q.text, prev_q.magnitude, prev_q.magnitude * factor,
+                                   dim, q.unit, prev_q.bound, prev_q.approx, prev_q.digits, prev_q.is_word)
+        # "2 hours 55 minutes", "8 min 20 s": one duration.
+        if out and dim == "time" and out[-1].dimension == "time" and out[-1].value > value and \
+                re.fullmatch(r"\s*(?:and\s+)?", text[out[-1].end:m.start()]) and not q.bound:
+            prev_q = out[-1]
+            out[-1] = Quantity(prev_q.start, end, text[prev_q.start:end], prev_q.value + value, prev_q.value + value,
+                               "time", "s", prev_q.bound, prev_q.approx, max(prev_q.digits, 3), prev_q.is_word)
+            continue
+        out.append(q)
+    return out
+
+
+def _round_to(x: float, digits: int) -> float:
+    if x == 0:
+        return 0.0
+    return round(x, -int(math.floor(math.log10(abs(x)))) + digits - 1)
+
+
+def same_value(claim: Quantity, evidence: Quantity, converted: bool = False) -> bool:
+    """Does the claim's value state the evidence's value? Exact, or rounded to the claim's precision
+    when the claim says "about" or converts units ("about 3.1 miles" for "5 km")."""
+    a, b = claim.value, evidence.value
+    if math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9):
+        return True
+    if claim.approx or converted or claim.is_word:
+        if math.isclose(a, _round_to(b, claim.digits), rel_tol=1e-6):
+            return True
+        tol = 0.05 if claim.approx else 0.02
+        return math.isclose(a, b, rel_tol=tol)
+    return False

@@ -1,0 +1,56 @@
+"""Words as the checks compare them: lower-cased, stop words out, crudely stemmed.
+
+Why one place: evidence retrieval (BM25), the heuristic's coverage features, the fact checks' alignment
+and the red team's mutations must agree on what counts as "the same word", or a claim aligned by one
+is judged by another on different terms.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["STOPWORDS", "stem", "content_terms", "terms_with_offsets"]
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not of off on once only or other our ours ourselves out over own same she should so some such than that
+    the their theirs them themselves then there these they this those through to too under until up very was we
+    were what when where which while who whom why will with would you your yours yourself yourselves
+    s t don shouldn now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn
+    shan wasn weren won wouldn may might must shall upon via per yes okay""".split()
+)
+
+
+def stem(word: str) -> str:
+    """A crude English lemmatiser: enough to match "restaurants"/"restaurant", "offered"/"offers",
+    "metres"/"metre" (a final "e" is dropped after the suffix, so "based" and "base" meet at "bas").
+
+    It never shortens a word below three letters, because a wrong merge hides a changed word from the
+    coverage features.
+    """
+    if len(word) < 4 or word[0].isdigit():
+        return word
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("ly", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) + len(repl) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            word = word[: len(word) - len(suffix)] + repl
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def content_terms(text: str) -> list[str]:
+    """Lower-cased, stop-word-free, crudely stemmed terms of ``text``, in order."""
+    return [stem(w) if not w[0].isdigit() else w.replace(",", "") for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+def terms_with_offsets(text: str) -> list[tuple[str, int]]:
+    """Content terms of ``text`` with the character offset where each starts (for order checks)."""
+    low = text.lower()
+    return [(stem(m.group(0)) if not m.group(0)[0].isdigit() else m.group(0).replace(",", ""), m.start())
+            for m in _WORD.finditer(low) if m.group(0) not in STOPWORDS]
