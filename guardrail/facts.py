@@ -293,11 +293,32 @@ def _scaled(q: Quantity, k: float) -> Quantity:
     return Quantity(q.start, q.end, q.text, q.magnitude * k, q.value * k, "percent", "%", q.bound, True, 2, q.is_word)
 
 
+#: Whether a bound caps a value from above ("up to", "under") or from below ("at least", "over").
+_UPPER = {"max": True, "lt": True, "min": False, "gt": False}
+
+
+def _conflict(q: Quantity, k: int, e: Quantity, sents, scores, c: _Parsed, out: FactCheck, conf) -> None:
+    """Another passage, about the same thing, states another value in the slot the claim's value fills."""
+    doc = sents[k][1][0]
+    for j, (_, sent, p) in enumerate(sents):
+        if sent[0] == doc or scores[j] < max(0.5, 0.75 * scores[k]):
+            continue
+        for other in p.quantities:
+            slot = _slot(q, other)
+            if slot in ("number", "scale") and _near_terms(c, p.text, other.start, other.end) > 0 \
+                    and not any(_equivalent(q, x) for x in p.quantities):
+                out.differences.append(Difference(
+                    slot=slot, kind="conflict", claim_value=q.text,
+                    evidence_value=f"passage {sent[0]} says {other.text}; passage {doc} says {e.text}",
+                    evidence_span=_span(sent, other.start, other.end), confidence=conf[slot]))
+                return
+
+
 def _within_bound(q: Quantity, e: Quantity) -> bool:
     """"under 3 hours" is stated by "2 hours 55 minutes"; "over $1 billion" by "$1.04 billion"."""
     if not _comparable(q, e) and not (q.kind == e.kind and q.kind not in ("", "count")):
         return False
-    if e.bound and e.bound[0] != q.bound[0]:
+    if e.bound and _UPPER[e.bound] != _UPPER[q.bound]:
         return False
     if q.bound in ("lt", "max"):
         return e.value <= q.value * (1 + 1e-9) and (e.bound is None or e.bound in ("lt", "max"))
@@ -398,15 +419,27 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
     for q in claim_qs:
         out.numbers += 1
         hit = next(((k, e) for k, e, _ in pool if k in near and _equivalent(q, e)), None)
+        if hit is not None and hit[0] != support[0] and scores[support[0]] > scores[hit[0]] + 0.15:
+            # Stated, but in a sentence about something else, while the sentence about the claim's subject
+            # has another value in the same slot: a number borrowed from elsewhere.
+            rival = [e for e in sents[support[0]][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
+            if rival and not any(_equivalent(q, e) for e in sents[support[0]][2].quantities):
+                e = max(rival, key=lambda x: _near_terms(c, sents[support[0]][2].text, x.start, x.end))
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e.text,
+                                                  evidence_span=_span(sents[support[0]][1], e.start, e.end),
+                                                  confidence=conf["number"]))
+                continue
         if hit is not None:
             k, e = hit
-            newer = _superseded(e, sents[k][2].text, [p for p in pool if p[0] in near], c.text)
+            same_doc = [p for p in pool if sents[p[0]][1][0] == sents[k][1][0] and abs(p[0] - k) <= 2]
+            newer = _superseded(e, sents[k][2].text, same_doc, c.text)
             if newer is not None and not any(_equivalent(x, newer) for x in claim_qs):
                 out.differences.append(Difference(
                     slot="superseded", claim_value=q.text, evidence_value=f"{newer.text} (current; {e.text} is superseded)",
                     evidence_span=_span(sents[k][1]), confidence=conf["superseded"]))
                 continue
-            if q.bound and e.bound and q.bound[0] != e.bound[0] and {q.bound, e.bound} != {"max", "lt"} and {q.bound, e.bound} != {"min", "gt"}:
+            if q.bound and e.bound and _UPPER.get(q.bound) != _UPPER.get(e.bound):
                 out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
                 continue
@@ -417,6 +450,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             out.numbers_matched += 1
             if not _literal(q, sents, near):
                 out.reworded.append(f"{q.text} = {e.text}")
+            _conflict(q, k, e, sents, scores, c, out, conf)
             continue
         if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, _ in pool if k in near):
             out.numbers_matched += 1
@@ -491,14 +525,19 @@ def _slot(q: Quantity, e: Quantity) -> str | None:
     """Which slot differs between a claim value and an evidence value of the same sentence, if comparable."""
     same_mag = math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
     if q.dimension.startswith("currency") and e.dimension.startswith("currency"):
-        return "currency" if same_mag else "number"
+        if same_mag:
+            return "currency" if q.dimension != e.dimension else None
+        ratio = q.magnitude / e.magnitude if e.magnitude else 0.0
+        if q.dimension == e.dimension and any(math.isclose(ratio, 10.0 ** k, rel_tol=1e-6) for k in (-9, -6, -3, 3, 6, 9)):
+            return "scale"
+        return "number" if q.dimension == e.dimension else "currency"
     if {q.kind, e.kind} == {"percent", "points"}:
         return "percent_points" if same_mag else None
     if same_mag and q.dimension and e.dimension and q.kind == e.kind and q.unit.lower() != e.unit.lower():
         return "unit"
     if same_mag and q.dimension and e.dimension and q.kind != e.kind and "count" not in (q.kind, e.kind):
         return "unit"
-    if not _comparable(q, e):
+    if not _comparable(q, e) or same_mag:
         return None
     if q.value and e.value:
         ratio = q.value / e.value
@@ -621,7 +660,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
         new = not (n.tokens & ev_words)
         if new:
             out.names_missing.append(n.text)
-        elif best_cov < 0.75 or len(absent) > 1:
+        elif (best_cov < 0.75 or len(absent) > 1) and n.end > n.start:
             # A known name elsewhere: only a clause that states all the rest, and the claim's other names,
             # says this one was moved.
             continue
@@ -713,6 +752,11 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
     if len(c_names) < 2 or any(d.slot in ("entity", "attribution") for d in out.differences):
         return
     e_names = names(a_text, known)
+    lower = words(" ".join(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", claim + " " + a_text)))
+    c_names = [n for n in c_names if n.end > n.start and (len(n.tokens) > 1 or not (n.tokens & lower))]
+    e_names = [n for n in e_names if len(n.tokens) > 1 or not (n.tokens & lower)]
+    if len(c_names) < 2:
+        return
     pairs = []
     for n in c_names:
         m = next((x for x in e_names if x.tokens & n.tokens), None)
@@ -721,11 +765,13 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
     if len(pairs) < 2:
         return
     (n1, m1), (n2, m2) = pairs[0], pairs[1]
-    between_c = _verb_terms(claim[n1.end:n2.start]) if n1.start < n2.start else set()
+    gap_c = claim[n1.end:n2.start] if n1.start < n2.start else ""
+    between_c = _verb_terms(gap_c) if len(gap_c.split()) <= 5 else set()
     if not between_c:
         return
     lo, hi = sorted([m1, m2], key=lambda x: x.start)
-    between_e = _verb_terms(a_text[lo.end:hi.start])
+    gap_e = a_text[lo.end:hi.start]
+    between_e = _verb_terms(gap_e) if len(gap_e.split()) <= 5 else set()
     if not (between_c & between_e):
         return
     passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I))
@@ -745,8 +791,7 @@ def _verb_terms(text: str) -> set[str]:
 _MODAL_CONFLICTS = {
     frozenset({"forbidden", "allowed"}), frozenset({"forbidden", "required"}), frozenset({"forbidden", "recommended"}),
     frozenset({"forbidden", "optional"}), frozenset({"optional", "required"}), frozenset({"discouraged", "recommended"}),
-    frozenset({"discouraged", "required"}), frozenset({"discouraged", "allowed"}), frozenset({"required", "recommended"}),
-    frozenset({"forbidden", "discouraged"}),
+    frozenset({"discouraged", "required"}), frozenset({"discouraged", "allowed"}), frozenset({"forbidden", "discouraged"}),
 }
 
 
@@ -760,7 +805,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
         return
     span = _span(sent, a, b)
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
-    if mc and me and mc != me and frozenset({mc, me}) in _MODAL_CONFLICTS:
+    stronger = (mc, me) == ("required", "recommended")  # "must" where the source says "should": an overclaim
+    if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
         if not ({mc, me} == {"forbidden", "discouraged"} and _imperative(e_text + " " + claim)):
             out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc),
                                               evidence_value=_modal_phrase(e_text, me), evidence_span=span,
@@ -772,7 +818,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                           evidence_value=_modal_phrase(e_text, me) if me else "(no modal)",
                                           evidence_span=span, confidence=conf["modality"]))
         return
-    if lexicon.negated(claim) != lexicon.negated(e_text) and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
+    if lexicon.negated(claim) != lexicon.negated(e_text) and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")) \
+            and _negates_shared(claim if lexicon.negated(claim) else e_text, shared):
         cue_c = lexicon.negation_cues(claim)
         cue_e = lexicon.negation_cues(e_text)
         out.differences.append(Difference(slot="negation", claim_value=" ".join(cue_c) or "(affirmative)",
@@ -790,16 +837,26 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                           evidence_span=span, confidence=conf["quantifier"]))
 
 
+def _negates_shared(text: str, shared: set[str]) -> bool:
+    """Does the negation of ``text`` bear on a word both sides share ("does not include" / "includes"), outside
+    a condition ("if your laptop has no HDMI port")? A negation elsewhere is another statement."""
+    low = text.lower()
+    for m in re.finditer(r"\b(?:not|no|never|none|cannot)\b|n['\u2019]t\b", low):
+        if re.search(r"\b(?:if|unless|whether|when|in case)\b[^,.;]*$", low[: m.start()]):
+            continue
+        after = [t for t, _ in terms_with_offsets(low[m.end(): m.end() + 60])][:3]
+        if any(_fold(t) in shared for t in after):
+            return True
+    return False
+
+
 def _imperative(text: str) -> bool:
     return bool(re.search(r"\b(?:do\s+not|don['\u2019]t|never)\b", text, re.I))
 
 
 def _modal_phrase(text: str, cls: str | None) -> str:
-    m = re.search(r"\b(?:must\s+not|may\s+not|cannot|can\s+not|can['\u2019]t|should\s+not|do\s+not|don['\u2019]t|never|"
-                  r"not\s+(?:required|allowed|permitted|recommended|mandatory)|must|may|can|should|required|optional|"
-                  r"mandatory|allowed|permitted|prohibited|forbidden|recommended|need\s+to|have\s+to|has\s+to|shall)\b",
-                  text, re.I)
-    return f"{m.group(0)} ({cls})" if m else f"({cls})"
+    cls2, words_ = lexicon.modality_phrase(text)
+    return f"{words_} ({cls2})" if cls2 else "(no modal)"
 
 
 def _dir_word(text: str) -> str:

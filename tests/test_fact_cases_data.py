@@ -93,3 +93,12 @@ def test_no_answer_equals_its_context(rows):
 def test_no_duplicate_answers(rows):
     answers = Counter(r["answer"] for r in rows)
     assert not [a for a, n in answers.items() if n > 1]
+
+
+def test_redteam_cli_runs_the_fact_suite(capsys):
+    from guardrail.cli import main
+
+    assert main(["redteam", "--suite", "facts", "--verifier", "heuristic", "--dataset", "dev",
+                 "--category", "negation_flip", "--category", "synonym"]) == 0
+    out = capsys.readouterr().out
+    assert "negation_flip" in out and "synonym" in out and "must_catch caught overall" in out

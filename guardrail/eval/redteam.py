@@ -1489,9 +1489,18 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
         "verifier configuration and category, the share a guardrail handles.",
     )
     p.add_argument(
+        "--suite",
+        choices=["mutations", "facts"],
+        default="mutations",
+        help="mutations: attacks made from a dataset's faithful answers; facts: the hand-written fact cases "
+        "(one blatant error per must-catch case across 27 categories, faithful rewordings as controls)",
+    )
+    p.add_argument(
         "--dataset",
-        required=True,
-        help="dataset spec for guardrail.eval.loaders.load_dataset (ragtruth:dev, wice, a JSONL path, ...)",
+        action="append",
+        default=[],
+        help="mutations: dataset spec for guardrail.eval.loaders.load_dataset (ragtruth:dev, wice, a JSONL path, "
+        "...); facts: dev, holdout or a cases file (repeatable; default both)",
     )
     p.add_argument("--limit", type=int, help="number of faithful source answers to attack (seeded sample; default all)")
     p.add_argument(
@@ -1515,10 +1524,24 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--out", type=Path, help="write redteam.json, redteam.md and attacks.jsonl here")
     add_llm_options(p, "LLM verifiers (judge, cascade, selfcheck, logprob, prompt-judge)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    from .fact_suite import add_options as add_fact_options
+
+    add_fact_options(p)
     p.set_defaults(func=_cmd_redteam)
 
 
 def _cmd_redteam(args: argparse.Namespace) -> int:
+    if args.suite == "facts":
+        from .fact_suite import run_from_args
+
+        if len(args.verifier) > 1:
+            raise InputError("--suite facts runs one verifier at a time")
+        args.data = args.dataset
+        args.verifier = args.verifier[0] if args.verifier else "default"
+        return run_from_args(args)
+    if len(args.dataset) != 1:
+        raise InputError("--suite mutations needs exactly one --dataset (ragtruth:dev, wice, a JSONL path, ...)")
+    args.dataset = args.dataset[0]
     try:
         from .loaders import load_dataset
     except ImportError as exc:

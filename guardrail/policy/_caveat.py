@@ -21,6 +21,7 @@ DEFAULT_NOTES = {
     "unevaluatable": "could not be checked",
     "citation": "its citation does not check out",
     "low_confidence": "not verified with confidence",
+    "conflict": "the sources disagree on this",
 }
 
 

@@ -123,6 +123,9 @@ def analyse(report: CheckReport, policy: Policy) -> Analysis:
     confs: list[float] = []
     for claim in report.claims:
         v = report.verdict_for(claim.id)
+        if v is not None and v.non_factual:
+            labels[claim.id] = "non_factual"  # an abstention: nothing to check, nothing left unchecked
+            continue
         if v is None or v.label is Label.unevaluatable:
             uneval.append(claim.id)
             labels[claim.id] = Label.unevaluatable.value
@@ -224,6 +227,13 @@ def _reasons(report: CheckReport, policy: Policy, a: Analysis) -> list[Reason]:
             code=ReasonCode.error_type, action=act, claim_ids=[c for c, _ in pairs],
             message="flagged claim error type(s): " + ", ".join(f"{c}={t}" for c, t in pairs),
         ))
+    conflicts = [(v.claim_id, d) for v in report.verdicts for d in v.differences if d.kind == "conflict"]
+    if conflicts:
+        r.append(Reason(
+            code=ReasonCode.context_conflict, action=rules.context_conflict.action,
+            claim_ids=list(dict.fromkeys(c for c, _ in conflicts)),
+            message="passages disagree: " + "; ".join(f"{c}: {d.slot} {d.evidence_value}" for c, d in conflicts[:4]),
+        ))
     if report.schema_result is not None and not report.schema_result.valid:
         issues = "; ".join(f"{i.path}: {i.message}" for i in report.schema_result.issues[:5]) or "invalid"
         r.append(Reason(code=ReasonCode.schema_invalid, action=policy.schema_.invalid_action, message=f"structured answer fails its schema: {issues}"))
@@ -286,6 +296,7 @@ def _reasons(report: CheckReport, policy: Policy, a: Analysis) -> list[Reason]:
 
 
 _CATEGORY = {
+    ReasonCode.context_conflict: "conflict",
     ReasonCode.check_failed: "unevaluatable",
     ReasonCode.check_skipped: "unevaluatable",
     ReasonCode.citation_missing: "citation",

@@ -34,6 +34,7 @@ __all__ = [
     "NoEvidenceRule",
     "ConfidenceRule",
     "ErrorTypeRule",
+    "ConflictRule",
     "CitationPolicy",
     "SchemaPolicy",
     "FailurePolicy",
@@ -80,6 +81,7 @@ class ReasonCode(str, Enum):
     regenerated = "regenerated"
     regeneration_failed = "regeneration_failed"
     regeneration_unavailable = "regeneration_unavailable"
+    context_conflict = "context_conflict"
 
 
 class FailMode(str, Enum):
@@ -224,6 +226,17 @@ class ErrorTypeRule(_Strict):
     )
 
 
+class ConflictRule(_Strict):
+    action: Action = Field(
+        default=Action.caveat,
+        description=(
+            "Action when two passages of the context disagree on a value a claim states (a context-conflict "
+            "finding of the fact checks, naming both passages): the answer picked one side of a disagreement "
+            "the reader should know about."
+        ),
+    )
+
+
 class RulesPolicy(_Strict):
     """Thresholds over the verdicts. Every rule that fires adds a reason; the most severe action wins."""
 
@@ -234,6 +247,7 @@ class RulesPolicy(_Strict):
     no_evidence: NoEvidenceRule = Field(default_factory=NoEvidenceRule, description="Evidence that does not address the answer.")
     confidence: ConfidenceRule = Field(default_factory=ConfidenceRule, description="Verifier confidence.")
     error_types: ErrorTypeRule = Field(default_factory=ErrorTypeRule, description="Severity of the kind of mistake.")
+    context_conflict: ConflictRule = Field(default_factory=ConflictRule, description="Passages that disagree.")
 
 
 # --------------------------------------------------------------------------- citations / schema

@@ -15,6 +15,7 @@ __all__ = [
     "negated",
     "negation_cues",
     "modality",
+    "modality_phrase",
     "direction",
     "relation_words",
     "ANTONYM",
@@ -32,7 +33,13 @@ _NEGATION = re.compile(
 )
 
 
+_NOT_A_NEGATION = re.compile(r"\b(?:whether\s+or\s+not|if\s+not|not\s+only|no\s+matter|no\s+later\s+than|"
+                             r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than)\b", re.I)
+
+
 def negation_cues(text: str) -> list[str]:
+    """Negation words of ``text``; "whether or not", "not only", "no later than" and bounds are not polarity."""
+    text = _NOT_A_NEGATION.sub(" ", text)
     return [m.group(0).lower() for m in _NEGATION.finditer(text)]
 
 
@@ -54,11 +61,20 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
     ("discouraged", re.compile(r"\b(?:should\s+not|shouldn['\u2019]t|not\s+recommended|(?:is|are)\s+discouraged|"
                                r"advised\s+against|avoid)\b", re.I)),
     ("required", re.compile(
-        r"\b(?:must|required|requires?|mandatory|obligatory|compulsory|shall|ha(?:ve|s)\s+to|need\s+to|needs\s+to|"
-        r"obliged|is\s+to\s+be|are\s+to\s+be)\b", re.I)),
+        r"\b(?:must|(?:is|are|be)\s+required|required\s+to|mandatory|obligatory|compulsory|shall|ha(?:ve|s)\s+to|"
+        r"need\s+to|needs\s+to|obliged|is\s+to\s+be|are\s+to\s+be)\b", re.I)),
     ("recommended", re.compile(r"\b(?:should|recommended|recommends?|advised|advises?|ought\s+to|encouraged)\b", re.I)),
     ("allowed", re.compile(r"\b(?:may|can|could|allowed|permitted|able\s+to|free\s+to|entitled|eligible)\b", re.I)),
 ]
+
+
+def modality_phrase(text: str) -> tuple[str | None, str]:
+    """The deontic class of ``text`` and the words that make it ("must not", "may")."""
+    for name, pat in _MODALITY:
+        m = pat.search(text)
+        if m:
+            return name, m.group(0)
+    return None, ""
 
 
 def modality(text: str) -> str | None:

