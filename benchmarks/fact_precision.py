@@ -38,6 +38,7 @@ def wilson_lower(k: int, n: int, z: float = 1.64) -> float:
 def main() -> int:
     from guardrail.claims import SentenceClaimExtractor
     from guardrail.evidence import EvidenceSelector, normalize_context
+    from guardrail.facts import STRONG_ALIGNMENT
     from guardrail.train.grounding import claim_label, dev_halves, gold_spans, load_split, ragtruth_context
     from guardrail.verifiers.heuristic import HeuristicVerifier
 
@@ -81,7 +82,8 @@ def main() -> int:
                 abst_bad += hallucinated
                 per_task_abst[r.task_type] += 1
             for d in fc.differences:
-                key = f"{d.slot}:{d.kind}"
+                strong = d.alignment is not None and d.alignment >= STRONG_ALIGNMENT
+                key = f"{d.slot}:{d.kind}" + (":strong" if strong else "")
                 found[key] += 1
                 bad[key] += hallucinated
                 if len(examples[key]) < args.show:

@@ -42,7 +42,7 @@ from .text.quantities import Quantity, parse_quantities, same_value
 from .text.terms import content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
-__all__ = ["FactCheck", "check_facts", "SLOT_ERROR", "SLOT_CONFIDENCE", "floor_score", "EvidenceSentence"]
+__all__ = ["FactCheck", "check_facts", "SLOT_ERROR", "SLOT_CONFIDENCE", "MEASURED_CONFIDENCE", "STRONG_ALIGNMENT", "floor_score", "EvidenceSentence"]
 
 #: (evidence_id, start, end, text) of one evidence sentence, offsets into the evidence text.
 EvidenceSentence = tuple[str, int, int, str]
@@ -60,11 +60,27 @@ SLOT_ERROR: dict[str, ErrorType] = {
     "false_abstention": ErrorType.false_abstention, "injection": ErrorType.injection,
 }
 
-#: The hallucination score a finding floors its claim at: the precision of that kind of finding on the
-#: RAGTruth dev split (``benchmarks/fact_precision.py``), where it was measured with enough support;
-#: see docs/benchmarks.md. Kinds RAGTruth has too few of keep a conservative prior of 0.8.
-SLOT_CONFIDENCE: dict[str, float] = {slot: 0.8 for slot in SLOT_ERROR}
-SLOT_CONFIDENCE.update({"injection": 0.99, "false_abstention": 0.8, "name": 0.5})
+#: The hallucination score a finding floors its claim at: the precision of that kind of finding on
+#: RAGTruth dev half A (``python benchmarks/fact_precision.py --half A``, 5,423 claims, 11.6% hallucinated),
+#: for the kinds found there at least 20 times. A kind whose precision is under the shipped threshold
+#: (negation: 0.03) names the difference in the report but does not flag the claim by itself.
+MEASURED_CONFIDENCE: dict[str, float] = {
+    "name": 0.180,  # entity:not_stated, n=278
+    "value": 0.316,  # value:not_stated, n=266
+    "list_item": 0.289,  # list_item:not_stated, n=253
+    "number": 0.121,  # number:mismatch, n=66
+    "time": 0.405,  # time:mismatch, n=42
+    "negation": 0.032,  # negation:mismatch, n=31
+}
+#: Kinds RAGTruth holds fewer than 20 of (unit, currency, scale, bounds, dates, modality, direction,
+#: comparison, quantifiers, roles, conditions, superseded values, names moved): their precision cannot
+#: be measured there, so they carry this prior; the hand-written fact suites are their evidence
+#: (docs/benchmarks.md, "Fact-level verification").
+UNMEASURED_PRIOR = 0.5
+SLOT_CONFIDENCE: dict[str, float] = {slot: UNMEASURED_PRIOR for slot in SLOT_ERROR} | {"name": UNMEASURED_PRIOR}
+SLOT_CONFIDENCE.update(MEASURED_CONFIDENCE)
+# Text addressed to the checker is never part of a faithful answer.
+SLOT_CONFIDENCE["injection"] = 0.99
 
 
 @dataclass(frozen=True)
@@ -251,7 +267,29 @@ def check_facts(
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
+    _grade(c_terms, sents, out, conf)
     return out
+
+
+#: Alignment at or above which a mismatch is "in a near-copy of the evidence sentence" (slot:strong).
+STRONG_ALIGNMENT = 0.75
+
+
+def _grade(c_terms: set[str], sents, out: FactCheck, conf) -> None:
+    """Each mismatch's alignment, and its confidence by kind and alignment: the same slot differing in a
+    near-copy of an evidence sentence is far more often a real error than in a loose paraphrase."""
+    for i, d in enumerate(out.differences):
+        if d.kind != "mismatch" or d.evidence_span is None:
+            continue
+        span = d.evidence_span
+        sent = next((p for _, s, p in sents if s[0] == span.evidence_id and s[1] <= span.start and span.end <= s[2]), None)
+        if sent is None:
+            continue
+        e_terms = set(sent.term_set)
+        alignment = min(_coverage(c_terms, e_terms), _coverage(e_terms, c_terms)) if c_terms and e_terms else 0.0
+        key = f"{d.slot}:strong" if alignment >= STRONG_ALIGNMENT else d.slot
+        out.differences[i] = d.model_copy(update={"alignment": round(alignment, 3),
+                                                  "confidence": conf.get(key, conf.get(d.slot, d.confidence))})
 
 
 def _best_clause(terms: set[str], text: str) -> tuple[int, int]:
@@ -466,9 +504,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             continue
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict = None
+        need = 1 if q.dimension else 2  # a bare number ("28") needs more of the claim's words around it
         for k in support:
             cands = [(e, _slot(q, e)) for e in sents[k][2].quantities]
-            cands = [(e, sl) for e, sl in cands if sl is not None]
+            cands = [(e, sl) for e, sl in cands if sl is not None and (
+                sl in ("unit", "currency", "percent_points") or _near_terms(c, sents[k][2].text, e.start, e.end) >= need)]
             if cands:
                 e, slot = max(cands, key=lambda es: _near_terms(c, sents[k][2].text, es[0].start, es[0].end))
                 conflict = (k, e, slot)
@@ -611,7 +651,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     lower_words = set(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", claim + "\n" + all_text))
     # A capitalised word that the texts also use in lower case is a common word at a sentence or step
     # start ("Install", "Go"), not a name.
-    c_names = [n for n in c_names if len(n.tokens) > 1 or not (n.tokens & lower_words)]
+    c_names = [n for n in c_names if n.tokens and (len(n.tokens) > 1 or not (n.tokens & lower_words))]
     if not c_names:
         return
     c_tokens = {t for n in c_names for t in n.tokens}
@@ -643,7 +683,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     text = sents[best_k][2].text
     a, b = best_span
     clause_names = names(text[a:b], known)
-    clause_names = [n for n in clause_names if len(n.tokens) > 1 or not (n.tokens & lower_words)]
+    clause_names = [n for n in clause_names if n.tokens and (len(n.tokens) > 1 or not (n.tokens & lower_words))]
     referent = _referent(sents, best_k) if a == 0 else None
     if referent and not any(n.tokens & name_tokens(referent) for n in clause_names):
         clause_names = [Name(0, 0, referent)] + clause_names
@@ -655,7 +695,8 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     e_terms_pos = terms_with_offsets(text[a:b])
     absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)]
     clause_subject = next((o for o in clause_names if o.end <= o.start), None) or next(
-        (o for o in clause_names if len(text[a:a + o.start].split()) <= 1), None)
+        (o for o in clause_names if len(text[a:a + o.start].split()) <= 1
+         and re.match(r"(?:['’]s)?\s+(?:is|was|are|were|has|had|have|will|can|\w+ed)\b", text[a + o.end:])), None)
     for n in absent:
         new = not (n.tokens & ev_words)
         if new:
@@ -804,7 +845,11 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     if len(shared) < 2 or _coverage(c_terms, e_terms) < 0.5 or _coverage(e_terms, c_terms) < 0.4:
         return
     span = _span(sent, a, b)
+    if re.match(r"^[^:\n]{1,80}:\s", e_text):
+        return  # a "key: value" data line: its false / null values are the heuristic's data-field checks
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
+    if mc and me and not (_modal_on_shared(claim, shared) or _modal_on_shared(e_text, shared)):
+        mc = me = None  # the modal words bear on other verbs than the ones both sides share
     stronger = (mc, me) == ("required", "recommended")  # "must" where the source says "should": an overclaim
     if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
         if not ({mc, me} == {"forbidden", "discouraged"} and _imperative(e_text + " " + claim)):
@@ -818,8 +863,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                           evidence_value=_modal_phrase(e_text, me) if me else "(no modal)",
                                           evidence_span=span, confidence=conf["modality"]))
         return
-    if lexicon.negated(claim) != lexicon.negated(e_text) and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")) \
-            and _negates_shared(claim if lexicon.negated(claim) else e_text, shared):
+    neg_c, neg_e = _negates_shared(claim, shared), _negates_shared(e_text, shared)
+    if neg_c != neg_e and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
         cue_c = lexicon.negation_cues(claim)
         cue_e = lexicon.negation_cues(e_text)
         out.differences.append(Difference(slot="negation", claim_value=" ".join(cue_c) or "(affirmative)",
@@ -837,11 +882,21 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                           evidence_span=span, confidence=conf["quantifier"]))
 
 
+def _modal_on_shared(text: str, shared: set[str]) -> bool:
+    _, phrase = lexicon.modality_phrase(text)
+    pos = text.lower().find(phrase.lower()) if phrase else -1
+    if pos < 0:
+        return False
+    after = [t for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 60])][:3]
+    return any(_fold(t) in shared for t in after)
+
+
 def _negates_shared(text: str, shared: set[str]) -> bool:
     """Does the negation of ``text`` bear on a word both sides share ("does not include" / "includes"), outside
     a condition ("if your laptop has no HDMI port")? A negation elsewhere is another statement."""
     low = text.lower()
-    for m in re.finditer(r"\b(?:not|no|never|none|cannot)\b|n['\u2019]t\b", low):
+    low = re.sub(r"\b(?:whether\s+or\s+not|not\s+only|no\s+later\s+than|no\s+more\s+than|no\s+less\s+than)\b", " ", low)
+    for m in re.finditer(r"\b(?:not|no|never|none|cannot|without|neither|nor)\b|n['\u2019]t\b", low):
         if re.search(r"\b(?:if|unless|whether|when|in case)\b[^,.;]*$", low[: m.start()]):
             continue
         after = [t for t, _ in terms_with_offsets(low[m.end(): m.end() + 60])][:3]
@@ -889,6 +944,8 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         anti = [p for x, p in e_rel if x == lexicon.ANTONYM.get(w)]
         if not same and not anti:
             continue
+        if same and not anti and w not in _ORDER_WORDS and not re.match(r"\s+than\b", claim[pc + len(w):]):
+            continue  # the same superlative or "more" on both sides: nothing ordered differently to compare
         pe = (same or anti)[0]
         order = _anchor_order(c_terms, pc, e_terms, pe, {w, lexicon.ANTONYM.get(w, "")}, claim, a_text)
         flipped = (bool(anti) and not same) != (order == "reversed")
@@ -900,6 +957,9 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                                               evidence_value=f"{ev_word} ({_around(a_text, pe)})",
                                               evidence_span=_span(sent), confidence=conf["comparison"]))
             return
+
+
+_ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "followed", "prior"})
 
 
 def _bound_use(text: str, end: int) -> bool:

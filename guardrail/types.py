@@ -161,6 +161,11 @@ class Difference(_Model):
     evidence_value: str | None = None
     evidence_span: EvidenceSpan | None = None
     confidence: float = Field(ge=0.0, le=1.0, description="Precision of this kind of finding on the RAGTruth dev split.")
+    alignment: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="How closely the claim and the evidence sentence say the same thing apart from the differing slot "
+        "(the smaller share of each side's words found in the other): a mismatch in a near-copy is a blatant one.",
+    )
 
 
 class ClaimVerdict(_Model):
