@@ -2,7 +2,11 @@
 
     python -m guardrail.train.nli mix   --work /work/runs/nli        # build the training mix (minutes)
     python -m guardrail.train.nli train --work /work/runs/nli --time-budget-min 100   # resumable
-    python -m guardrail.train.nli heldout --work /work/runs/nli      # 3-way accuracy per held-out source
+    python -m guardrail.train.nli heldout --work /work/runs/nli --model DIR   # accuracy per held-out source
+
+Export and calibration reuse v1's stages (``scripts/train_grounding.py export|calibrate``) on a work
+folder holding this run's ``final.pt`` and dev pairs built by the default selector, with
+``--max-length 128 --premise-tokens 48 --premise-top-k 2`` (docs/model-card.md, "v2").
 
 Why a second training module: v1 (``grounding.py``) learnt from RAGTruth claims alone and ranks mostly
 by word overlap; it never saw data that teaches entailment (a swapped name, a flipped negation, a changed
@@ -451,6 +455,29 @@ def train(args: argparse.Namespace) -> Path:
     return final
 
 
+def heldout(args: argparse.Namespace) -> dict[str, Any]:
+    """Accuracy per source on the held-out NLI rows, with the exported int8 model (``--model DIR``):
+    3-way for three-way rows, supported-vs-not for two-way rows."""
+    from guardrail.verifiers.crossencoder import CrossEncoderVerifier
+
+    _, held = read_mix(Path(args.work))
+    model = CrossEncoderVerifier(args.model, threads=args.threads)
+    probs = model.predict([(r["premise"], r["hypothesis"]) for r in held], batch_size=32)
+    order = [model.labels.index(x) for x in LABELS]
+    pred = probs[:, order].argmax(1)
+    by: dict[str, list[bool]] = defaultdict(list)
+    for r, p in zip(held, pred):
+        y = LABELS.index(r["label"])
+        by[r["source"]].append(bool((p == 0) == (y == 0)) if r["two_way"] else bool(p == y))
+    out = {src: {"n": len(v), "accuracy": round(float(np.mean(v)), 3)} for src, v in sorted(by.items())}
+    allv = [x for v in by.values() for x in v]
+    out["all"] = {"n": len(allv), "accuracy": round(float(np.mean(allv)), 3)}
+    for src, m in out.items():
+        print(f"{src:28s} n={m['n']:4d} accuracy {m['accuracy']:.3f}")
+    (Path(args.work) / "heldout.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
 def bench(args: argparse.Namespace) -> None:
     """Seconds per training step with and without bf16 autocast on this CPU (decides --bf16)."""
     import torch
@@ -487,7 +514,8 @@ def bench(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="guardrail.train.nli", description=__doc__.split("\n\n")[0])
-    ap.add_argument("stage", choices=["mix", "train", "bench"])
+    ap.add_argument("stage", choices=["mix", "train", "heldout", "bench"])
+    ap.add_argument("--model", default=None, help="heldout: the exported model folder to score")
     ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/nli"))
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--parts", default="nli,ragtruth,hard,dev", help="Mix parts (for the ablation).")
@@ -515,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    {"mix": mix, "train": train, "bench": bench}[args.stage](args)
+    {"mix": mix, "train": train, "heldout": heldout, "bench": bench}[args.stage](args)
     return 0
 
 
