@@ -168,8 +168,14 @@ class FactCheck:
 
 
 def floor_score(check: FactCheck) -> float:
-    """The lowest hallucination score the claim may have: the confidence of its strongest finding."""
-    return max((d.confidence for d in check.differences if d.kind != "conflict"), default=0.0)
+    """The lowest hallucination score the claim may have: the confidence of its strongest mismatch.
+
+    Only mismatches floor the score (the evidence states another value in the same slot). A value the
+    context never states is already what the learned score reads (its unmatched-number, -date and -name
+    inputs); flooring those too cost 0.018 response AUC and 0.014 F1 on RAGTruth dev half B, so they
+    name the difference and label the claim unsupported when the score flags it.
+    """
+    return max((d.confidence for d in check.differences if d.kind == "mismatch"), default=0.0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -435,8 +441,8 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     old = from_to or re.search(
-        r"\b(?:previously|formerly|originally|used\s+to\s+be|until|before|prior\s+to|initially|at\s+first|was|were)\b",
-        sent_text[:e.start], re.I)
+        r"\b(?:previously|formerly|originally|used\s+to\s+be|until|prior\s+to|initially|at\s+first|no\s+longer|"
+        r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before))\b", sent_text, re.I)
     if not old:
         return None
     for _, other, text in pool:
@@ -603,7 +609,8 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             continue
         conflict = None
         for k in support:
-            cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)]
+            cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
+                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= 2]
             if cands:
                 conflict = (k, max(cands, key=lambda e: _near_terms(c, sents[k][2].text, e.start, e.end)))
                 break
@@ -707,7 +714,9 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
         new = not (n.tokens & ev_words)
         if new:
             out.names_missing.append(n.text)
-        elif (best_cov < 0.75 or len(absent) > 1) and n.end > n.start:
+        elif (best_cov < STRONG_ALIGNMENT or len(absent) > 1
+              or _strength(claim, text[a:b], drop=name_terms | _name_terms(clause_names)) < STRONG_ALIGNMENT) \
+                and n.end > n.start:
             # A known name elsewhere: only a clause that states all the rest, and the claim's other names,
             # says this one was moved.
             continue
@@ -749,6 +758,17 @@ def _same_neighbour(claim: str, n: Name, clause: str, o: Name) -> bool:
     (lc, rc), (le, re_) = _neighbours(claim, n), _neighbours(clause, o)
     same = lambda x, y: x is not None and y is not None and (x == y or stem(x) == stem(y))  # noqa: E731
     return same(lc, le) or same(rc, re_)
+
+
+def _strength(x: str, y: str, drop: set[str] | frozenset[str] = frozenset()) -> float:
+    """How much two texts say the same thing (names in ``drop`` aside): the smaller share of each one's
+    words found in the other."""
+    a, b = set(_parse(x).term_set) - drop, set(_parse(y).term_set) - drop
+    return min(_coverage(a, b), _coverage(b, a)) if a and b else 0.0
+
+
+def _name_terms(ns: list[Name]) -> set[str]:
+    return {_fold(t) for n in ns for t, _ in terms_with_offsets(n.text)}
 
 
 def _same_place(c_terms, n: Name, e_terms, o: Name, rest: set[str]) -> int:
@@ -854,7 +874,7 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     if re.match(r"^[^:\n]{1,80}:\s", e_text):
         return  # a "key: value" data line: its false / null values are the heuristic's data-field checks
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
-    if mc and me and not (_modal_on_shared(claim, shared) or _modal_on_shared(e_text, shared)):
+    if mc and me and not (_modal_on_shared(claim, shared) and _modal_on_shared(e_text, shared)):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
     stronger = (mc, me) == ("required", "recommended")  # "must" where the source says "should": an overclaim
     if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
@@ -945,6 +965,8 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         return
     c_terms = terms_with_offsets(claim)
     e_terms = terms_with_offsets(a_text)
+    cs, es = {_fold(t) for t, _ in c_terms}, {_fold(t) for t, _ in e_terms}
+    strength = min(_coverage(cs, es), _coverage(es, cs)) if cs and es else 0.0
     for w, pc in c_rel:
         same = [p for x, p in e_rel if x == w]
         anti = [p for x, p in e_rel if x == lexicon.ANTONYM.get(w)]
@@ -952,6 +974,8 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             continue
         if same and not anti and w not in _ORDER_WORDS and not re.match(r"\s+than\b", claim[pc + len(w):]):
             continue  # the same superlative or "more" on both sides: nothing ordered differently to compare
+        if same and not anti and strength < STRONG_ALIGNMENT:
+            continue  # the same order word with the things swapped: only readable in a near-copy
         pe = (same or anti)[0]
         order = _anchor_order(c_terms, pc, e_terms, pe, {w, lexicon.ANTONYM.get(w, "")}, claim, a_text)
         flipped = (bool(anti) and not same) != (order == "reversed")
@@ -1076,7 +1100,7 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         if cov < (0.66 if len(t_terms) >= 2 else 1.0):
             continue
         has = {"number": bool(p.quantities), "date": bool(p.dates or p.times), "name": bool(names(p.text))}
-        ok = has[wants] if wants else (has["number"] or has["date"] or cov >= 0.8)
+        ok = has[wants] if wants else (cov >= 0.99 and (has["number"] or has["date"]))
         if ok and (best is None or cov > best[0]):
             best = (cov, k)
     if best is not None:

@@ -138,7 +138,7 @@ _QUANT = [
     (1, r"a\s+few|few|some|several|a\s+minority|sometimes|occasionally|rarely|seldom|a\s+handful|certain|a\s+number\s+of|"
         r"many|often|a\s+small\s+number"),
     (2, r"most|the\s+majority|majority|usually|generally|mostly|typically|nearly\s+all|almost\s+all|largely|mainly|frequently"),
-    (3, r"all|every|each|always|everyone|everybody|everything|entire|whole|any|without\s+exception|universally"),
+    (3, r"all|every|always|everyone|everybody|everything|without\s+exception|universally"),
 ]
 _QUANT_RE = [(r, re.compile(rf"\b(?:{p})\b", re.I)) for r, p in _QUANT]
 

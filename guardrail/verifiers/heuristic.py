@@ -360,13 +360,16 @@ class HeuristicVerifier:
         e_terms = set(content_terms(evidence))
         uncovered = len(c_terms - e_terms) / len(c_terms) if c_terms else 0.0
 
-        # Numbers and dates are compared by value by the fact checks (guardrail.facts): "1,500 mg" states
-        # "1.5 g", "twelve" states "12", a correct sum states its parts; a value is "unmatched" only when
-        # no evidence sentence states it in any of those ways.
+        # The learned score's inputs keep the definitions its weights were fitted on (v0: a value counts
+        # as found when the windows hold it anywhere). The fact checks (guardrail.facts) compare by value
+        # in the aligned sentence; they floor the score, name the mismatch and recognise rewordings, in
+        # ``verdict`` — refitting the weights on the fact checks' inputs is future work (docs/benchmarks.md).
         fc = check_facts(claim, p.sentences, question=p.item.question, record=p.item.claim.record,
                          subject=p.item.claim.subject)
-        miss_nums = list(fc.numbers_unmatched)
-        miss_dates = list(fc.dates_unmatched)
+        c_nums, e_nums = _numbers(claim), _numbers(evidence)
+        miss_nums = sorted(c_nums - e_nums)
+        c_dates, e_dates, b_dates = _dates(claim), _dates(evidence), _dates(best_text)
+        miss_dates = sorted(c_dates - e_dates)
         c_ents = _entities(claim)
         e_lower = evidence.lower()
         miss_ents = sorted(e for e in c_ents if e not in e_lower)
@@ -375,8 +378,19 @@ class HeuristicVerifier:
         shared = len(c_terms & b_terms)
         near = shared >= 2 or near_cos >= 0.6  # the best sentence talks about the same thing
         conflict: ErrorType | None = None
-        if fc.mismatches:
-            conflict = SLOT_ERROR[fc.mismatches[0].slot]
+        if miss_nums:
+            e_units = _units(evidence)
+            for unit, vals in _units(claim).items():
+                if vals - e_nums and e_units.get(unit, set()) - vals:
+                    conflict = ErrorType.number  # same unit, another value: "8,849 metres" vs "9,100 metres"
+                    break
+        if conflict is None and near and miss_dates:
+            years = {d for d in miss_dates if d[:1].isdigit()}
+            other_years = {d for d in b_dates - c_dates if d[:1].isdigit()}
+            words = set(miss_dates) - years
+            other_words = (b_dates - c_dates) - other_years
+            if (years and other_years) or (words and other_words):
+                conflict = ErrorType.temporal
         if conflict is None and near and miss_ents and (_entities(best_text) - c_ents) and shared >= 3:
             conflict = ErrorType.entity
         false_hits, null_hits = _field_hits(c_terms, _negated(claim), evidence)
@@ -384,18 +398,22 @@ class HeuristicVerifier:
             conflict = ErrorType.negation  # the data says no, the claim says yes
         neg_mismatch = _negated(claim) != _negated(best_text)
         neg_conflict = neg_mismatch and shared >= 2 and near_cos >= 0.5
-        slots = {d.slot for d in fc.mismatches}
+        feature_conflict = conflict
+        if conflict is None and neg_conflict:
+            conflict = ErrorType.negation
+        if fc.mismatches:
+            conflict = SLOT_ERROR[fc.mismatches[0].slot]
 
         values = {
             "best_cosine": best_cos,
             "uncovered": uncovered,
-            "unmatched_numbers": len(miss_nums) / fc.numbers if fc.numbers else 0.0,
-            "unmatched_dates": len(miss_dates) / fc.dates if fc.dates else 0.0,
+            "unmatched_numbers": len(miss_nums) / len(c_nums) if c_nums else 0.0,
+            "unmatched_dates": len(miss_dates) / len(c_dates) if c_dates else 0.0,
             "unmatched_entities": len(miss_ents) / len(c_ents) if c_ents else 0.0,
             "negation_mismatch": float(neg_mismatch),
-            "number_conflict": float(bool(slots & {"number", "scale", "bound", "unit", "currency", "percent_points", "superseded"})),
-            "temporal_conflict": float(bool(slots & {"date", "time"})),
-            "entity_conflict": float(conflict is ErrorType.entity),
+            "number_conflict": float(feature_conflict is ErrorType.number),
+            "temporal_conflict": float(feature_conflict is ErrorType.temporal),
+            "entity_conflict": float(feature_conflict is ErrorType.entity),
             "negation_conflict": float(neg_conflict),
             "false_field": float(bool(false_hits)),
             "null_field": float(bool(null_hits)),
@@ -407,8 +425,8 @@ class HeuristicVerifier:
             "values": values,
             "best": best,
             "conflict": conflict,
-            "miss_nums": miss_nums,
-            "miss_dates": miss_dates,
+            "miss_nums": list(fc.numbers_unmatched),
+            "miss_dates": list(fc.dates_unmatched),
             "miss_ents": miss_ents,
             "false_fields": false_hits,
             "null_fields": null_hits,
