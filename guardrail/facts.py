@@ -517,8 +517,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict = None
         need = 1 if q.dimension else 2  # a bare number ("28") needs more of the claim's words around it
+        others_c = [x for x in claim_qs if x is not q]
         for k in support:
-            cands = [(e, _slot(q, e)) for e in sents[k][2].quantities]
+            # A value another of the claim's numbers states is that number's, not a rival of this one.
+            cands = [(e, _slot(q, e)) for e in sents[k][2].quantities if not any(_equivalent(x, e) for x in others_c)]
             cands = [(e, sl) for e, sl in cands if sl is not None and (
                 sl in ("unit", "currency", "percent_points") or _near_terms(c, sents[k][2].text, e.start, e.end) >= need)]
             if cands:
@@ -610,7 +612,8 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
         conflict = None
         for k in support:
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
-                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= 2]
+                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= 2
+                     and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 conflict = (k, max(cands, key=lambda e: _near_terms(c, sents[k][2].text, e.start, e.end)))
                 break
@@ -706,7 +709,8 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     clause_words = words(text[a:b])
     c_terms_pos = terms_with_offsets(claim)
     e_terms_pos = terms_with_offsets(text[a:b])
-    absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)]
+    absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)
+              and not (n.end > n.start and _quoted(claim, n))]
     clause_subject = next((o for o in clause_names if o.end <= o.start), None) or next(
         (o for o in clause_names if len(text[a:a + o.start].split()) <= 1
          and re.match(r"(?:['’]s)?\s+(?:is|was|are|were|has|had|have|will|can|\w+ed)\b", text[a + o.end:])), None)
@@ -787,6 +791,12 @@ def _same_place(c_terms, n: Name, e_terms, o: Name, rest: set[str]) -> int:
         before = p < n.start
         score += 1 if before in e_side[f] else -1
     return score
+
+
+def _quoted(text: str, n: Name) -> bool:
+    """Inside quotation marks: a title ("The Young and the Restless"), not a party."""
+    before = text[: n.start]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”")
 
 
 def _referent(sents, k: int) -> str | None:
@@ -874,7 +884,7 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     if re.match(r"^[^:\n]{1,80}:\s", e_text):
         return  # a "key: value" data line: its false / null values are the heuristic's data-field checks
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
-    if mc and me and not (_modal_on_shared(claim, shared) and _modal_on_shared(e_text, shared)):
+    if mc and me and not (_modal_verb(claim) & _modal_verb(e_text) & shared):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
     stronger = (mc, me) == ("required", "recommended")  # "must" where the source says "should": an overclaim
     if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
@@ -902,10 +912,34 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
         out.differences.append(Difference(slot="direction", claim_value=_dir_word(claim), evidence_value=_dir_word(e_text),
                                           evidence_span=span, confidence=conf["direction"]))
         return
-    qc, qe = lexicon.quantifier_rank(claim), lexicon.quantifier_rank(e_text)
+    qc, qe = _quantifier_on_shared(claim, shared), _quantifier_on_shared(e_text, shared)
     if qc is not None and qe is not None and qc > qe:
         out.differences.append(Difference(slot="quantifier", claim_value=_quant_word(claim), evidence_value=_quant_word(e_text),
                                           evidence_span=span, confidence=conf["quantifier"]))
+
+
+def _quantifier_on_shared(text: str, shared: set[str]) -> int | None:
+    """The rank of the strongest quantifier that bears on a word both sides share ("most baby swimming classes"),
+    or None; a quantifier over something else ("for some people") does not count."""
+    best = None
+    for m in re.finditer(r"\b(?:no|none|never|a\s+few|few|some|several|many|often|rarely|seldom|sometimes|occasionally|"
+                         r"most|the\s+majority\s+of|usually|generally|mostly|typically|nearly\s+all|almost\s+all|"
+                         r"all|every|always|everyone|everybody|everything)\b", text, re.I):
+        after = [t for t, _ in terms_with_offsets(text[m.end(): m.end() + 50])][:2]
+        if any(_fold(t) in shared for t in after):
+            rank = lexicon.quantifier_rank(m.group(0))
+            if rank is not None:
+                best = rank if best is None else max(best, rank)
+    return best
+
+
+def _modal_verb(text: str) -> set[str]:
+    """The words the modal phrase of ``text`` governs (the first content words after it)."""
+    _, phrase = lexicon.modality_phrase(text)
+    pos = text.lower().find(phrase.lower()) if phrase else -1
+    if pos < 0:
+        return set()
+    return {_fold(t) for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 40])[:2]}
 
 
 def _modal_on_shared(text: str, shared: set[str]) -> bool:

