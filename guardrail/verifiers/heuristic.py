@@ -458,7 +458,11 @@ class HeuristicVerifier:
                 verifier=name or self.name,
             )
         # Monotone: a named mismatch floors the score at the precision of its kind (guardrail.facts).
-        h = max(h, floor_score(fc))
+        floor = floor_score(fc)
+        if floor > h:
+            slot = max(fc.mismatches, key=lambda d: d.confidence).slot
+            note += f"raised to {floor:.3f} by the {slot} mismatch (the precision of that kind of finding); "
+            h = floor
         # A faithful rewording: every value is stated by the evidence in another form (a conversion, number
         # words, correct arithmetic) and the rest of the claim is worded like the evidence. The learned score
         # reads the missing literal string as a hallucination; the fact checks have verified it is not.
