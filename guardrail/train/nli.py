@@ -85,7 +85,10 @@ HELDOUT_PER_SOURCE = 150
 
 
 def shared_data() -> Path:
-    return Path(os.environ.get("GUARDRAIL_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+    """The shared data folder, as for every dataset of the project (``$GUARDRAIL_DATA_DIR`` or ../shared/data)."""
+    from guardrail.datasets import data_dir
+
+    return data_dir()
 
 
 def _jsonl_gz(path: Path) -> Iterator[dict]:
