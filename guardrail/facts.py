@@ -273,6 +273,7 @@ def check_facts(
         _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
         _relations(claim, a_text, aligned_sent, out, conf)
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
+    _speaker(claim, sents, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _grade(c_terms, sents, out, conf)
@@ -817,6 +818,48 @@ def _referent(sents, k: int) -> str | None:
         if found:
             return found[0].text
     return None
+
+
+_SAY = re.compile(
+    r"\b(?:said|says|argued|argues|claimed|claims|called|calls|stated|states|believes|believed|warned|warns|told|"
+    r"wrote|described|describes|critici[sz]ed|praised|blamed|rated|rates|maintained|asked|asks|proposed|"
+    r"downgraded|upgraded|recommended|denied|insisted|suggested|predicted|welcomed|condemned)\b", re.I)
+
+
+def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
+    """A view given to the wrong party: the evidence clause that says what the claim says (the same verb
+    of saying or judging, the same words after it) names another speaker, and the claim's speaker says
+    something else elsewhere in the context ("The finance minister called it 'wishful thinking'" when the
+    opposition leader did)."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    m = _SAY.search(claim)
+    if not m:
+        return
+    who = {_fold(t) for t, _ in terms_with_offsets(claim[: m.start()])}
+    what = {_fold(t) for t, _ in terms_with_offsets(claim[m.end():])}
+    if not who or len(what) < 2:
+        return
+    verb = stem(m.group(0).lower())
+    for _, sent, p in sents:
+        for a, b in clauses(p.text):
+            clause = p.text[a:b]
+            mv = next((x for x in _SAY.finditer(clause) if stem(x.group(0).lower()) == verb), None)
+            if mv is None:
+                continue
+            e_who = {_fold(t) for t, _ in terms_with_offsets(clause[: mv.start()])}
+            e_what = {_fold(t) for t, _ in terms_with_offsets(clause[mv.end():])}
+            if not e_who or who & e_who or _coverage(what, e_what) < STRONG_ALIGNMENT:
+                continue
+            # The claim's speaker must be in the context too, saying something else.
+            elsewhere = any(who <= set(q.term_set) | {t for t, _ in q.terms} for _, s2, q in sents if q is not p) or \
+                any(who <= {_fold(t) for t, _ in terms_with_offsets(p.text[x:y])} for x, y in clauses(p.text) if (x, y) != (a, b))
+            if not elsewhere:
+                continue
+            out.differences.append(Difference(
+                slot="attribution", claim_value=claim[: m.start()].strip(), evidence_value=clause[: mv.start()].strip(),
+                evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
+            return
 
 
 def _attribution(claim: str) -> bool:
