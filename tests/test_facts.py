@@ -153,3 +153,15 @@ def test_an_abstention_is_not_an_unchecked_claim_for_the_policy():
                                           context="The clinic opens at 8 am on weekdays.")
     assert report.complete and not report.hallucinated and report.verdicts[0].non_factual
     assert decide(report, Policy()).action.value == "respond"
+
+
+def test_a_verified_conversion_does_not_hide_an_unsupported_addition():
+    """The reworded-value cap lowers a learned score only when nothing else in the claim is new."""
+    from guardrail import Guardrail
+
+    g = Guardrail()
+    ctx = "The hiking loop is 5 km long and takes about 90 minutes. Dogs must be kept on a lead."
+    assert not g.check(answer="The hiking loop is about 3.1 miles long.", context=ctx).hallucinated
+    for added in ("The hiking loop is about 3.1 miles long and is wheelchair accessible.",
+                  "The hiking loop is about 3.1 miles long and was opened by the mayor."):
+        assert g.check(answer=added, context=ctx).hallucinated, added
