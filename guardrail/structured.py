@@ -297,9 +297,13 @@ def string_field_claims(answer: str, parsed: Any, min_chars: int = 12) -> list[C
                     statement=c.text if text != c.text else None, citations=c.citations,
                 )
             )
+    return _numbered_with_records(found)
+
+
+def _numbered_with_records(found: list[Claim]) -> list[Claim]:
+    """Field claims in answer order, numbered, each knowing its siblings: "destination: York" is checked
+    against the sentence that states the ticket, seat and departure of the same record."""
     found.sort(key=lambda c: c.start)
-    # Each field knows its siblings: "destination: York" is checked against the sentence that states the
-    # ticket, seat and departure of the same record.
     by_parent: dict[str, list[Claim]] = {}
     for c in found:
         by_parent.setdefault((c.field_path or "$").rsplit(".", 1)[0].rsplit("[", 1)[0], []).append(c)
@@ -370,16 +374,4 @@ def field_claims(answer: str, parsed: Any, min_chars: int = 12) -> list[Claim]:
             continue
         found.append(Claim(id="", text=leaf.value, start=leaf.start, end=leaf.end, kind="field",
                            field_path=_json_path(path), statement=_field_statement(path, leaf.value)))
-    found.sort(key=lambda c: c.start)
-    # Each field knows its siblings: "destination: York" is checked against the sentence that states the
-    # ticket, seat and departure of the same record.
-    by_parent: dict[str, list[Claim]] = {}
-    for c in found:
-        by_parent.setdefault((c.field_path or "$").rsplit(".", 1)[0].rsplit("[", 1)[0], []).append(c)
-    for group in by_parent.values():
-        for c in group:
-            others = [o.statement or o.text for o in group if o is not c][:12]
-            c.record = "; ".join(others) or None
-    for n, c in enumerate(found, 1):
-        c.id = f"c{n}"
-    return found
+    return _numbered_with_records(found)

@@ -798,11 +798,16 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def setup_run() -> None:
+    """Logging to stderr with timestamps, and no model-hub access (training reads packaged weights only)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    setup_run()
     stages = ["build", "train", "export", "calibrate"] if args.stage == "all" else [args.stage]
     for s in stages:
         globals()[s](args)

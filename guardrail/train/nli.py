@@ -39,7 +39,6 @@ import logging
 import math
 import os
 import random
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -542,10 +541,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from guardrail.train.grounding import setup_run
+
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    setup_run()
     {"mix": mix, "train": train, "heldout": heldout, "bench": bench}[args.stage](args)
     return 0
 
