@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .errors import InputError
+from .limits import LIMITS, check_value_depth, json_text_depth
 from .text.terms import STOPWORDS, content_terms, stem
 from .types import Claim, Evidence, VerificationItem, Window
 
@@ -153,6 +154,7 @@ def _source_of(meta: Mapping[str, Any]) -> str | None:
 def _from_mapping(item: Mapping[str, Any], default_id: str, where: str) -> Evidence:
     key = next((k for k in _TEXT_KEYS if k in item), None)
     if key is None:  # no text field: the mapping is the data itself (a record, a JSON object)
+        check_value_depth(item, where)  # flattening recurses per level
         return _structured(dict(item), id=default_id, source=None, metadata={}, fmt="mapping")
     text = item[key]
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -229,6 +231,8 @@ def _parse_structured(text: str) -> tuple[Any, str] | None:
     s = text.strip()
     if len(s) < 2 or s[0] not in "{[" or s[-1] not in "}]":
         return None
+    if json_text_depth(s, stop_above=LIMITS.max_json_depth)[0] > LIMITS.max_json_depth:
+        return None  # too deep for the parsers (they recurse): the passage stays text
     try:
         obj, fmt = json.loads(s), "json"
     except ValueError:

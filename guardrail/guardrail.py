@@ -20,6 +20,7 @@ from .citations import parse_markers, verify_citations
 from .claims import ClaimExtractor, SentenceClaimExtractor
 from .errors import BackendError, InputError
 from .evidence import EvidenceSelector, normalize_context
+from .limits import check_input_sizes
 from .structured import field_claims, looks_like_json, parse_structured, string_field_claims, validate_structured
 from .types import (
     HALLUCINATED_LABELS,
@@ -181,6 +182,7 @@ class Guardrail:
 
         t0 = time.perf_counter()
         evidence = normalize_context(context)
+        check_input_sizes(answer, question, sum(len(e.text) for e in evidence))
         timings["evidence_parse"] = _ms(t0)
         p = _Prepared(answer=answer, question=question, evidence=evidence, latencies_ms=timings)
 

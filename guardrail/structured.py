@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from .claims import SentenceClaimExtractor, split_sentences
 from .errors import ConfigError, InputError
+from .limits import check_json_text, check_value_depth
 from .types import Claim, SchemaIssue, SchemaResult
 
 __all__ = ["parse_structured", "validate_structured", "string_field_claims", "field_claims", "looks_like_json"]
@@ -68,6 +69,7 @@ def parse_structured(answer: str) -> Any:
     body = answer[start:end]
     if not body.strip():
         raise InputError("answer is empty: expected a JSON value")
+    check_json_text(body, "answer", offset=start, full_text=answer)  # before json.loads can recurse
     try:
         return json.loads(body)
     except json.JSONDecodeError as exc:
@@ -93,10 +95,15 @@ def validate_structured(answer: str | dict | list, schema: dict | bool | type[Ba
         except InputError as exc:
             return SchemaResult(valid=False, issues=[SchemaIssue(path="$", message=str(exc))])
     else:
+        check_value_depth(answer, "answer")
         parsed = answer
     if isinstance(schema, type) and issubclass(schema, BaseModel):
         return _validate_pydantic(parsed, schema)
     if isinstance(schema, (dict, bool)):
+        try:
+            check_value_depth(schema, "schema")
+        except InputError as exc:  # the schema is configuration, not the caller's answer
+            raise ConfigError(str(exc), field="schema") from exc
         return _validate_jsonschema(parsed, schema)
     raise ConfigError(
         f"schema must be a JSON Schema (dict) or a pydantic model class, got {type(schema).__name__}", field="schema"
@@ -129,6 +136,11 @@ def _validate_jsonschema(parsed: Any, schema: dict | bool) -> SchemaResult:
         errors = list(validator.iter_errors(parsed))
     except Unresolvable as exc:
         raise ConfigError(f"JSON Schema reference cannot be resolved: {exc}", field="$ref") from exc
+    except RecursionError as exc:
+        # Both depths are under the limit, so only a $ref cycle that consumes no input
+        # ({"$ref": "#"}) gets here: the schema never reaches a decision.
+        raise ConfigError("JSON Schema recurses without end (a $ref cycle that never reaches a type check)",
+                          field="$ref") from exc
 
     def order(err: Any) -> tuple:
         return tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in err.absolute_path)
@@ -342,11 +354,18 @@ def _field_statement(path: tuple, raw: str) -> str:
 
 
 def looks_like_json(answer: str) -> bool:
-    """An answer that is a JSON object or array (bare or in a ```json fence), not prose that mentions one."""
+    """An answer that is a JSON object or array (bare or in a ```json fence), not prose that mentions one.
+
+    Raises ``InputError`` when it is JSON nested past ``LIMITS.max_json_depth``: such an answer is
+    refused, never checked as if it were prose.
+    """
     start, end = _locate_json(answer)
     body = answer[start:end].strip()
     if body[:1] not in ("{", "["):
         return False
+    # Too deep is an error, not "prose": otherwise a JSON answer nested past the limit would be
+    # checked sentence by sentence as if it were text.
+    check_json_text(answer[start:end], "answer", offset=start, full_text=answer)
     try:
         parse_structured(answer)
     except InputError:
