@@ -249,6 +249,13 @@ def check_facts(
     best_score = scores[best]
     support = [k for k in range(len(parsed)) if scores[k] >= max(0.3, 0.75 * best_score)][:3] or [best]
     near = [k for k in range(len(parsed)) if scores[k] >= 0.5 * best_score]
+    if r is not None:
+        # A field's siblings help find its record's sentence, but must not hide the sentence that states
+        # the field itself when the record's values come from different sentences.
+        mine = set(c.term_set) | {t for t, _ in c.terms if t[0].isdigit()}
+        own = [_coverage(mine, p.term_set | {t for t, _ in p.terms if t[0].isdigit()}, _idf(mine, parsed)) for p in parsed]
+        top = max(own)
+        near += [k for k in range(len(parsed)) if top > 0 and own[k] >= 0.5 * top and k not in near]
 
     if lexicon.is_abstention(claim):
         out.abstention = True
@@ -333,6 +340,9 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
     if q.dimension and e.dimension and q.kind != "count" and e.kind != "count":
         return q.kind == e.kind and same_value(q, e, converted=q.unit.lower() != e.unit.lower())
     if q.kind == "count" and e.kind == "count" and q.dimension != e.dimension and not (q.labelled or e.labelled):
+        return False
+    if q.dimension and e.dimension and (q.kind == "count") != (e.kind == "count"):
+        # A measurement and a count of something ("530 m" / "room 530", "330 staff") are different slots.
         return False
     if q.rate != e.rate and q.rate and e.rate:
         return False
@@ -549,7 +559,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             k, e, slot = conflict
             out.differences.append(Difference(slot=slot, claim_value=q.text, evidence_value=e.text,
                                               evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf[slot]))
-        elif not any(math.isclose(q.magnitude, e.magnitude) for _, e, _ in pool) and not (q.is_word and q.magnitude <= 10 and not q.dimension.startswith(("time", "mass", "length", "currency"))):
+        elif not any(math.isclose(q.magnitude, e.magnitude) and (not q.dimension or not e.dimension or _comparable(q, e))
+                     for _, e, _ in pool) and not (q.is_word and q.magnitude <= 10 and not q.dimension.startswith(("time", "mass", "length", "currency"))):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=q.text,
                                               confidence=conf["value"]))
 

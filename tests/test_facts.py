@@ -108,6 +108,18 @@ def test_structured_field_is_aligned_by_its_record():
     assert fc.mismatches and fc.mismatches[0].evidence_value == "Porto"
 
 
+def test_a_measurement_is_not_verified_by_a_label_with_the_same_digits():
+    # "530 m" is not stated by "room 530"; a field's value is looked for in the sentence about it even
+    # when its siblings come from another sentence.
+    ctx = "The observation deck is 276 metres high. Tickets are sold at desk 412 in hall B."
+    _, fc = slots("height: 412 m", ctx)
+    assert not fc.values_verified and "412 m" in fc.numbers_unmatched
+    _, fc = slots("A single parcel may weigh 35 kg.", "Parcels over 20 kg cost extra. Depot 35 opens at 8 am.")
+    assert not fc.values_verified
+    _, fc = slots("height: 276 m", ctx, record="desk: 412")
+    assert fc.values_verified and not fc.differences
+
+
 def test_pronoun_subject_is_compared_with_the_evidence_subject():
     docs = ("The Albion Bridge opened in 1902 over the river. It is 140 metres long.",
             "The Corn Exchange is a market hall. It was designed by Ada Whitlock in 1871.")
