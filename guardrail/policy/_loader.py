@@ -1,8 +1,9 @@
 """Read policy YAML into a validated ``Policy``, with errors that point at file, line and field.
 
-YAML is parsed twice from the same text: ``yaml.safe_load`` for the data (never the unsafe
-loader) and ``yaml.compose`` for the node tree, whose marks let a pydantic error location such
-as ``rules.contradiction.max_count`` be turned back into the line a person has to fix. With
+The text is first scanned as a stream of events (size, depth, no anchors or aliases: see
+``guardrail.limits``), then composed once with the safe loader (never the unsafe one) into a node
+tree, from which the data is built; the nodes' marks let a pydantic error location such as
+``rules.contradiction.max_count`` be turned back into the line a person has to fix. With
 ``extends`` the chain is merged first and the merged mapping validated once, so a cross-field
 rule sees the effective values; each error is then attributed to the most specific file of the
 chain that sets the offending key.
@@ -20,6 +21,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import ConfigError
+from ..limits import LIMITS
 from ._policy import Policy
 
 __all__ = ["load_policy", "policy_from_yaml", "resolve_chain"]
@@ -35,10 +37,51 @@ class _Doc:
     directory: Path | None
 
 
+def _check_shape(text: str, file: str) -> None:
+    """Refuse, from the event stream and before anything is built, what makes a policy costly to load.
+
+    Aliases first: a few hundred bytes of ``&a [*b, *b, ...]`` stand for millions of nodes, which
+    every walk of the tree (duplicate keys, error lines, the merge) would expand. A policy has no
+    use for them (``extends`` shares settings between files), so anchors and aliases are an error.
+    Depth second: the composer recurses per level. The parser itself is a state machine, and the
+    scan stops at the first problem, so this costs one linear pass at most.
+    """
+    if len(text) > LIMITS.max_policy_bytes:  # characters, at least as many bytes: cheap before the exact count
+        _too_big(len(text.encode("utf-8")), file)
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise ConfigError(
+                "anchors and aliases (&name, *name) are not allowed in policy files; share settings with extends",
+                file=file,
+                line=event.start_mark.line + 1,
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > LIMITS.max_policy_depth:
+                raise ConfigError(
+                    f"nested more than {LIMITS.max_policy_depth} levels deep (max_policy_depth)",
+                    file=file,
+                    line=event.start_mark.line + 1,
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _too_big(size: int, file: str) -> None:
+    if size > LIMITS.max_policy_bytes:
+        raise ConfigError(f"policy file is {size:,} bytes, over the limit of {LIMITS.max_policy_bytes:,} (max_policy_bytes)", file=file)
+
+
 def _parse(text: str, file: str, directory: Path | None) -> _Doc:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        _check_shape(text, file)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise ConfigError(
@@ -150,33 +193,49 @@ def _extends_line(doc: _Doc) -> int | None:
     return _locate(doc.node, ["extends"])[1]
 
 
-def _resolve_ref(ref: Any, doc: _Doc, search_path: Sequence[Path]) -> Path:
+def _resolve_ref(ref: Any, doc: _Doc, search_path: Sequence[Path], roots: Sequence[Path]) -> Path:
+    """The file ``extends: ref`` names, which must lie inside one of ``roots`` (the policy folder).
+
+    Why: a tenant's policy is often edited by the tenant's owner; ``extends: /etc/...`` or
+    ``../../other-team/policy.yaml`` would let it read, and inherit, a file nobody reviewed for it.
+    """
+    line = _extends_line(doc)
     if not isinstance(ref, str) or not ref.strip():
-        raise ConfigError(
-            f"extends must be a policy name or a relative path, got {ref!r}", file=doc.path, line=_extends_line(doc), field="extends"
-        )
+        raise ConfigError(f"extends must be a policy name or a relative path, got {ref!r}", file=doc.path, line=line, field="extends")
     looks_like_path = ref.endswith(_EXTS) or "/" in ref or os.sep in ref
     here = doc.directory or Path.cwd()
     if looks_like_path:
         p = Path(ref)
-        candidates = [p if p.is_absolute() else here / p]
+        if p.is_absolute():
+            raise ConfigError(f"extends {ref!r}: an absolute path is not allowed; give a path relative to this file",
+                              file=doc.path, line=line, field="extends")
+        candidates = [here / p]
     else:
         dirs = list(dict.fromkeys([here, *search_path]))
         candidates = [d / f"{ref}{ext}" for d in dirs for ext in _EXTS]
     for c in candidates:
         if c.is_file():
-            return c.resolve()
+            target = c.resolve()
+            if not any(target.is_relative_to(root) for root in roots):
+                raise ConfigError(
+                    f"extends {ref!r} resolves to {target}, outside the policy folder ({', '.join(str(r) for r in roots)})",
+                    file=doc.path, line=line, field="extends",
+                )
+            return target
     raise ConfigError(
         f"extends {ref!r}: no such policy (looked for {', '.join(str(c) for c in candidates)})",
         file=doc.path,
-        line=_extends_line(doc),
+        line=line,
         field="extends",
     )
 
 
 def _read(path: Path) -> _Doc:
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(LIMITS.max_policy_bytes + 1)  # never read more than the limit allows
+        _too_big(len(raw) if len(raw) <= LIMITS.max_policy_bytes else path.stat().st_size, str(path))
+        text = raw.decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read policy file: {exc.strerror or exc}", file=str(path)) from exc
     except UnicodeDecodeError as exc:
@@ -185,11 +244,16 @@ def _read(path: Path) -> _Doc:
 
 
 def resolve_chain(first: _Doc, search_path: Sequence[Path]) -> list[_Doc]:
-    """The document and its ancestors, child first; a cycle is an error at the closing ``extends``."""
+    """The document and its ancestors, child first; a cycle is an error at the closing ``extends``.
+
+    Every ancestor must lie inside a directory of ``search_path`` (the policy folder), or inside
+    the first document's own directory when no search path is given.
+    """
+    roots = [Path(d).resolve() for d in search_path] or [(first.directory or Path.cwd()).resolve()]
     chain = [first]
     seen = [Path(first.path).resolve()] if first.directory is not None else []
     while (ref := chain[-1].data.get("extends")) is not None:
-        target = _resolve_ref(ref, chain[-1], search_path)
+        target = _resolve_ref(ref, chain[-1], search_path, roots)
         if target in seen:
             cycle = " -> ".join(str(p) for p in [*seen[seen.index(target):], target])
             raise ConfigError(f"circular extends: {cycle}", file=chain[-1].path, line=_extends_line(chain[-1]), field="extends")
@@ -218,7 +282,10 @@ def load_policy(path: str | os.PathLike[str], *, search_path: Sequence[str | os.
 
     A bare ``extends: name`` is looked up as ``name.yaml`` beside the file, then in
     ``search_path`` (default: the file's directory and its parent, so ``tenants/x.yaml`` can
-    extend ``default``). Raises ``ConfigError`` naming file, line and field.
+    extend ``default``). Whatever ``extends`` names must lie inside those directories: an
+    absolute path or a ``..`` that leaves them is an error. Raises ``ConfigError`` naming file,
+    line and field; a file over ``LIMITS.max_policy_bytes``, nested deeper than
+    ``LIMITS.max_policy_depth`` or holding a YAML anchor or alias is refused before it is built.
     """
     p = Path(path).resolve()
     dirs = [Path(d).resolve() for d in search_path] if search_path is not None else [p.parent, p.parent.parent]
