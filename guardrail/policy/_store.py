@@ -1,13 +1,19 @@
 """Tenant id -> policy, reloaded when a file of its ``extends`` chain changes.
 
-Reload is checked on access with one ``stat`` per file of the chain (a handful of syscalls),
-so there is no watcher thread to start, stop or leak. A broken edit must not take a tenant
-offline or silently loosen it: the last good policy stays in force and the reason is logged
-once per broken version of the file.
+Reload is checked on access: one ``stat`` per candidate file plus a hash of the few files of the
+chain (a few KB each, bounded by ``LIMITS.max_policy_bytes``), so there is no watcher thread to
+start, stop or leak, and an edit that keeps the size and the mtime is still seen. A broken edit
+must not take a tenant offline or silently loosen it: the last good policy stays in force and the
+reason is logged once per broken version of the file. A tenant whose own file is deleted is no
+longer served by it: it gets the fallback when one is configured, an error otherwise.
+
+Locking is per tenant: loading one tenant's policy (parsing, validation) never makes another
+tenant wait; two callers of the same tenant share one load.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Union
 
 from ..errors import ConfigError, InputError
+from ..limits import LIMITS
 from ._loader import load_policy
 from ._policy import Policy
 
@@ -28,15 +35,27 @@ log = logging.getLogger("guardrail.policy")
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
-_Signature = tuple[tuple[str, int, int, int], ...]  # (path, mtime_ns, size, inode) per file; -1 when missing
+# (path, mtime_ns, ctime_ns, size, inode, sha256 of the content) per file; -1 / "" when missing.
+_FileSig = tuple[str, int, int, int, int, str]
+_Signature = tuple[_FileSig, ...]
 
 
-def _stat(path: str) -> tuple[str, int, int, int]:
+def _file_signature(path: str) -> _FileSig:
+    """Stat and content hash of one file. The hash is what catches an edit that keeps size and
+    mtime (coarse clocks, ``touch -r``, a tool that restores times); files over the policy size
+    limit are not hashed (they fail to load anyway, and reading them would be the cost we avoid)."""
     try:
         st = os.stat(path)
     except OSError:
-        return (path, -1, -1, -1)
-    return (path, st.st_mtime_ns, st.st_size, st.st_ino)
+        return (path, -1, -1, -1, -1, "")
+    digest = ""
+    if st.st_size <= LIMITS.max_policy_bytes and os.path.isfile(path):
+        try:
+            with open(path, "rb") as handle:
+                digest = hashlib.sha256(handle.read(LIMITS.max_policy_bytes + 1)).hexdigest()
+        except OSError:
+            digest = "unreadable"
+    return (path, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, digest)
 
 
 @dataclass
@@ -65,7 +84,8 @@ class PolicyStore:
         self.fallback_to_default = fallback_to_default
         self.check_interval_s = check_interval_s
         self._entries: dict[str, _Entry] = {}
-        self._lock = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}  # one per tenant: see the module docstring
+        self._lock = threading.Lock()  # guards self._locks only
 
     # ------------------------------------------------------------------ lookup
 
@@ -106,15 +126,19 @@ class PolicyStore:
         if entry_policy is not None:
             files += list(entry_policy.sources)
         files += [str(p) for p in self._candidates("default")]
-        return tuple(_stat(f) for f in dict.fromkeys(files))
+        return tuple(_file_signature(f) for f in dict.fromkeys(files))
 
     # ------------------------------------------------------------------ access
+
+    def _tenant_lock(self, tenant: str) -> threading.Lock:
+        with self._lock:  # held for a dict lookup only, never while a policy loads
+            return self._locks.setdefault(tenant, threading.Lock())
 
     def get(self, tenant: str) -> Policy:
         """The tenant's current policy, reloaded first if one of its files changed."""
         if not isinstance(tenant, str) or not _TENANT.match(tenant):
             raise InputError(f"invalid tenant id {tenant!r}: letters, digits, '_', '.', '-' only (max 128)")
-        with self._lock:
+        with self._tenant_lock(tenant):
             entry = self._entries.get(tenant)
             now = time.monotonic()
             if entry is not None and entry.policy is not None and now - entry.checked < self.check_interval_s:
@@ -129,6 +153,15 @@ class PolicyStore:
             return self._reload(tenant, entry)
 
     def _reload(self, tenant: str, entry: _Entry | None) -> Policy:
+        if entry is not None and entry.path is not None and self.path_for(tenant) is None:
+            # The tenant's own file is gone: that is not a broken edit to ride out with the last
+            # good policy, it is a tenant that no longer has one.
+            self._entries.pop(tenant, None)
+            log.warning("policy file of tenant %r was removed (%s)", tenant, entry.path)
+            if not self.fallback_to_default:
+                raise ConfigError(f"policy file of tenant {tenant!r} was removed and fallback to the default is off",
+                                  file=entry.path)
+            entry = None
         try:
             policy, path = self._load(tenant)
         except ConfigError as exc:
@@ -150,7 +183,8 @@ class PolicyStore:
     def errors(self) -> dict[str, str]:
         """Tenants currently served by a last good policy because their file is broken, and why."""
         with self._lock:
-            return {t: e.error for t, e in self._entries.items() if e.broken is not None and e.error}
+            entries = list(self._entries.items())
+        return {t: e.error for t, e in entries if e.broken is not None and e.error}
 
 
 #: What an adapter may be configured with: one policy for every tenant, a store, a mapping, a
