@@ -7,7 +7,8 @@
         ├── ModelLoadError   model directory missing or unreadable
         └── LLMError         an OpenAI-compatible endpoint failed
             ├── LLMTimeout
-            └── LLMResponseError   HTTP error status or output that is not the JSON we asked for
+            ├── LLMResponseError   HTTP error status or output that is not the JSON we asked for
+            └── StreamInterrupted  a streamed answer ended before the model said it was finished
 
 Backend errors are re-raised ``from`` the original exception so the cause is never lost.
 """
@@ -23,6 +24,7 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "LLMResponseError",
+    "StreamInterrupted",
 ]
 
 
@@ -64,3 +66,17 @@ class LLMTimeout(LLMError):
 
 class LLMResponseError(LLMError):
     pass
+
+
+class StreamInterrupted(LLMError):
+    """A streamed answer stopped early: the connection dropped, the server cut it (another request on
+    a one-slot server), no finish reason came, or the model hit its token limit.
+
+    What arrived is a fragment, never a shorter complete answer: the checked stream hands it to the
+    policy's failure mode for the check named "stream".
+    """
+
+    def __init__(self, message: str, *, received: str = "", finish_reason: str | None = None,
+                 attempts: int | None = None):
+        super().__init__(message, attempts=attempts, last_output=received or None)
+        self.received, self.finish_reason = received, finish_reason

@@ -25,18 +25,20 @@ from __future__ import annotations
 import asyncio
 import codecs
 import time
+from dataclasses import dataclass
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .claims import split_units
-from .errors import InputError
-from .policy import Action, Decision, Policy, aguard, guard
+from .errors import BackendError, ConfigError, InputError, StreamInterrupted
+from .policy import Action, Decision, Policy, Reason, ReasonCode, aguard, decide_failure, guard
 from .policy._caveat import Caveat
-from .policy._policy import CaveatStyle
+from .policy._policy import SEVERITY, CaveatStyle
 
-__all__ = ["SentenceBuffer", "CheckedSegment", "StreamGuard", "check_stream", "acheck_stream"]
+__all__ = ["SentenceBuffer", "CheckedSegment", "StreamGuard", "check_stream", "acheck_stream", "run_stream", "arun_stream",
+           "STREAM_CHECK"]
 
 
 # --------------------------------------------------------------------------------------------- buffer
@@ -137,6 +139,42 @@ class CheckedSegment(BaseModel):
 
 # --------------------------------------------------------------------------------------------- guard
 
+#: Name of the "check" an interrupted stream fails, for ``failure.checks`` in a policy.
+STREAM_CHECK = "stream"
+
+
+def _worst(actions: Iterable[Action]) -> Action:
+    return max(actions, key=SEVERITY.__getitem__, default=Action.respond)
+
+
+def _withholds(action: Action) -> bool:
+    return SEVERITY[action] >= SEVERITY[Action.abstain]
+
+
+def _wants_rewrite(d: Decision) -> bool:
+    """The policy asked for regeneration but it was not run (checked without an LLM, see ``_drain``)."""
+    return d.code is ReasonCode.regeneration_unavailable
+
+
+def _only_no_claims(d: Decision) -> bool:
+    """The segment holds nothing checkable and only the answer-level ``on_no_claims`` rule makes it
+    more than respond: a sentence without claims is not an answer without claims, so the whole
+    answer decides (``_settle_deferred``)."""
+    if d.report is None or d.report.claims or d.error is not None:
+        return False
+    others = _worst(r.action for r in d.reasons if r.code is not ReasonCode.no_claims)
+    return SEVERITY[d.action] > SEVERITY[others]
+
+
+@dataclass
+class _Held:
+    """A segment checked but not yet released, with its decision (None: whitespace, nothing to check)."""
+
+    segment: str
+    ready: float
+    decision: Decision | None
+    check_ms: float
+
 
 class StreamGuard:
     """State of one checked stream. Create one per stream; never share it between streams.
@@ -144,6 +182,21 @@ class StreamGuard:
     ``context`` (and ``question``) may be a zero-argument callable: it is called before each check,
     so evidence that arrives while the answer streams (a retriever callback, a "context" key of a
     streamed dict) is used as soon as it is there.
+
+    Three rules keep a stream from showing what ``guard`` on the whole answer would withhold:
+
+    - a segment with nothing checkable is held while only ``on_no_claims`` speaks against it; once
+      the answer has a claim it is released as streamed, and an answer that ends without one gets
+      the whole-answer decision (``on_no_claims`` abstain: the abstain message, not the text);
+    - no rewrite request is sent while the answer is still streaming (a one-slot server such as
+      llama.cpp would cut the answer stream to serve it): a segment to regenerate, and everything
+      after it, waits until the upstream has ended (``end_upstream``);
+    - at the end the whole streamed answer goes through ``guard`` once more (without regeneration):
+      ``decision`` is the answer's decision, the one ``guard``/``invoke`` gives, made at least as
+      severe as what the segments got; if it withholds, nothing more is released.
+
+    An upstream that fails or ends early (``StreamInterrupted``) is a check that could not run:
+    the unfinished fragment gets the policy's failure mode for the check "stream".
     """
 
     def __init__(
@@ -169,8 +222,15 @@ class StreamGuard:
         self._footnote_n = 0
         self._tail: list[str] = []  # footnote / list lines, shown once at the end
         self._notices: list[str] = []  # withheld-answer messages and general notes, deduplicated
+        self._answer: list[str] = []  # every segment streamed, in order: the answer as a whole
+        self._held: list[_Held] = []  # checked, waiting for release in order (a rewrite waits for the upstream)
+        self._deferred: list[_Held] = []  # nothing checkable, waiting for the answer-level decision
+        self._had_claims = False
+        self.upstream_done = False
+        self.interrupted: BackendError | None = None
         self.stopped = False  # escalation ends the stream: nothing after it is shown
         self.segments: list[CheckedSegment] = []
+        self.decision: Decision | None = None  # the whole answer's decision, set by ``closing``
 
     # ---- timing
     def start(self) -> None:
@@ -181,11 +241,12 @@ class StreamGuard:
     def _ms(self) -> float:
         return (self._clock() - (self._t0 or 0.0)) * 1e3
 
-    def _args(self, segment: str) -> dict[str, Any]:
+    def _args(self, segment: str, llm: Any | None) -> dict[str, Any]:
         ctx = self._context() if callable(self._context) else self._context
         question = self._question() if callable(self._question) else self._question
-        return {"answer": segment, "context": ctx, "check": self._check, "policy": self._policy, "llm": self._llm,
-                "audit": self._audit, "tenant": self._tenant, "question": question, "request_id": self._request_id}
+        # The audit is written here (``_record``), once per released decision, not by guard.
+        return {"answer": segment, "context": ctx, "check": self._check, "policy": self._policy, "llm": llm,
+                "audit": None, "tenant": self._tenant, "question": question, "request_id": self._request_id}
 
     # ---- splitting (may run in another task than checking: see acheck_stream)
     def split(self, chunk: str | bytes) -> list[tuple[str, float]]:
@@ -194,28 +255,104 @@ class StreamGuard:
         return [(seg, self._ms()) for seg in self._buffer.feed(chunk)]
 
     def split_end(self) -> list[tuple[str, float]]:
+        """The upstream ended normally: the rest of the buffer, as segments."""
         self.start()
         return [(seg, self._ms()) for seg in self._buffer.flush()]
 
+    def split_interrupted(self, exc: BaseException) -> list[tuple[str, float]]:
+        """The upstream failed or ended early: the rest of the buffer as segments, the last of which is
+        the unfinished fragment (it may stop mid-word or mid-number: it is never checked as a sentence).
+
+        Anything that is not already a project error becomes ``StreamInterrupted`` (the cause kept),
+        so the policy's failure mode handles it instead of the caller seeing a shorter answer.
+        """
+        self.start()
+        if not isinstance(exc, BackendError):
+            err = StreamInterrupted(f"the answer stream failed mid-way ({type(exc).__name__}: {exc})")
+            err.__cause__ = exc
+            exc = err
+        self.interrupted = exc
+        rest = self._buffer.pending
+        try:
+            segs = self._buffer.flush()
+        except InputError:  # ended inside a multi-byte character: keep the decoded part
+            segs = [rest] if rest else []
+        return [(seg, self._ms()) for seg in segs]
+
+    def end_upstream(self) -> None:
+        """No more text will come: held rewrites may now be requested (see the class doc)."""
+        self.upstream_done = True
+
     # ---- checking
-    def check_segment(self, segment: str, ready: float) -> Iterator[CheckedSegment]:
+    def check_segment(self, segment: str, ready: float, *, fragment: bool = False) -> Iterator[CheckedSegment]:
         if self.stopped:
             return
-        if not segment.strip():
-            yield self._emit("passthrough", segment, segment, ready)
-            return
+        self._answer.append(segment)
         t = self._clock()
-        decision = guard(**self._args(segment))
-        yield from self._apply(segment, decision, ready, (self._clock() - t) * 1e3)
+        if fragment:
+            decision: Decision | None = decide_failure(segment, self.interrupted or "stream ended early", self._policy,
+                                                       check=STREAM_CHECK)
+        elif not segment.strip():
+            decision = None
+        else:
+            decision = guard(**self._args(segment, self._llm if self.upstream_done else None))
+        self._held.append(_Held(segment, ready, decision, (self._clock() - t) * 1e3))
+        yield from self._drain()
 
-    async def acheck_segment(self, segment: str, ready: float) -> list[CheckedSegment]:
+    async def acheck_segment(self, segment: str, ready: float, *, fragment: bool = False) -> list[CheckedSegment]:
         if self.stopped:
             return []
-        if not segment.strip():
-            return [self._emit("passthrough", segment, segment, ready)]
+        self._answer.append(segment)
         t = self._clock()
-        decision = await aguard(**self._args(segment))
-        return list(self._apply(segment, decision, ready, (self._clock() - t) * 1e3))
+        if fragment:
+            decision: Decision | None = decide_failure(segment, self.interrupted or "stream ended early", self._policy,
+                                                       check=STREAM_CHECK)
+        elif not segment.strip():
+            decision = None
+        else:
+            decision = await aguard(**self._args(segment, self._llm if self.upstream_done else None))
+        self._held.append(_Held(segment, ready, decision, (self._clock() - t) * 1e3))
+        return await self._adrain()
+
+    def _drain(self) -> Iterator[CheckedSegment]:
+        """Release held segments in order; a rewrite is requested only once the upstream has ended."""
+        while self._held and not self.stopped:
+            h = self._held[0]
+            if h.decision is not None and _wants_rewrite(h.decision) and self._llm is not None:
+                if not self.upstream_done:
+                    return
+                t = self._clock()
+                h.decision = guard(**self._args(h.segment, self._llm))
+                h.check_ms += (self._clock() - t) * 1e3
+            self._held.pop(0)
+            released = list(self._apply(h))
+            if self._audit is not None and h.decision is not None and not self._is_deferred(h):
+                self._audit.record(h.decision, self._tenant, request_id=self._request_id)
+            yield from released
+        if self.stopped:
+            self._held.clear()
+
+    async def _adrain(self) -> list[CheckedSegment]:
+        out: list[CheckedSegment] = []
+        while self._held and not self.stopped:
+            h = self._held[0]
+            if h.decision is not None and _wants_rewrite(h.decision) and self._llm is not None:
+                if not self.upstream_done:
+                    break
+                t = self._clock()
+                h.decision = await aguard(**self._args(h.segment, self._llm))
+                h.check_ms += (self._clock() - t) * 1e3
+            self._held.pop(0)
+            out += self._apply(h)
+            if self._audit is not None and h.decision is not None and not self._is_deferred(h):
+                await asyncio.to_thread(self._audit.record, h.decision, self._tenant, request_id=self._request_id)
+        if self.stopped:
+            self._held.clear()
+        return out
+
+    def _is_deferred(self, h: _Held) -> bool:
+        """Held for the answer-level decision: audited as part of the answer's row, not on its own."""
+        return any(x is h for x in self._deferred)
 
     # ---- one-call conveniences
     def feed(self, chunk: str | bytes) -> Iterator[CheckedSegment]:
@@ -223,9 +360,127 @@ class StreamGuard:
             yield from self.check_segment(seg, ready)
 
     def finish(self) -> Iterator[CheckedSegment]:
-        for seg, ready in self.split_end():
+        """The upstream ended normally: check the rest, release what was held, close."""
+        segs = self.split_end()
+        self.end_upstream()
+        for seg, ready in segs:
             yield from self.check_segment(seg, ready)
+        yield from self._drain()
         yield from self.closing()
+
+    def fail(self, exc: BaseException) -> Iterator[CheckedSegment]:
+        """The upstream failed or ended early (see ``split_interrupted``): complete sentences are
+        checked, the fragment goes to the failure mode, what was held is released, and the stream
+        closes with the failure recorded."""
+        segs = self.split_interrupted(exc)
+        self.end_upstream()
+        for i, (seg, ready) in enumerate(segs):
+            yield from self.check_segment(seg, ready, fragment=i == len(segs) - 1)
+        yield from self._drain()
+        yield from self.closing()
+
+    async def afinish(self, segs: list[tuple[str, float]], *, interrupted: bool = False) -> list[CheckedSegment]:
+        """Async ``finish`` / ``fail`` for segments already split (by ``acheck_stream``'s reader)."""
+        self.end_upstream()
+        out: list[CheckedSegment] = []
+        for i, (seg, ready) in enumerate(segs):
+            out += await self.acheck_segment(seg, ready, fragment=interrupted and i == len(segs) - 1)
+        out += await self._adrain()
+        out += await self.aclosing()
+        return out
+
+    # ---- the whole answer
+    def _whole_args(self) -> dict[str, Any] | None:
+        answer = "".join(self._answer)
+        if not answer.strip():
+            return None
+        return self._args(answer, None)
+
+    def closing(self) -> Iterator[CheckedSegment]:
+        """End of stream: the whole answer's decision (``decision``), what it still withholds, and the
+        end-of-stream notice (footnotes, withheld-answer message); call once, after the upstream ended."""
+        if self.decision is not None:
+            return
+        args = self._whole_args()
+        whole = None
+        if args is not None and self.interrupted is None:
+            whole = guard(**args)
+        yield from self._close(whole)
+        if self._audit is not None and self.decision is not None:
+            self._audit.record(self.decision, self._tenant, request_id=self._request_id)
+
+    async def aclosing(self) -> list[CheckedSegment]:
+        if self.decision is not None:
+            return []
+        args = self._whole_args()
+        whole = None
+        if args is not None and self.interrupted is None:
+            whole = await aguard(**args)
+        out = list(self._close(whole))
+        if self._audit is not None and self.decision is not None:
+            await asyncio.to_thread(self._audit.record, self.decision, self._tenant, request_id=self._request_id)
+        return out
+
+    def _close(self, whole: Decision | None) -> Iterator[CheckedSegment]:
+        answer = "".join(self._answer)
+        if self.interrupted is not None:
+            whole = decide_failure(answer, self.interrupted, self._policy, check=STREAM_CHECK)
+        elif whole is None:  # nothing but whitespace streamed: no answer at all
+            whole = decide_failure(answer, StreamInterrupted("the answer stream held no text"), self._policy,
+                                   check=STREAM_CHECK)
+        told = any(s.withheld for s in self.segments)  # a withheld segment already brought its message
+        if not self.stopped:
+            yield from self._settle_deferred(whole)
+        if not self.stopped and _withholds(whole.action) and not told:
+            # The answer as a whole is withheld (a rule over several sentences, an answer without a claim,
+            # an interruption failing closed): nothing more is shown, and the reader is told.
+            if whole.action is Action.escalate:
+                self.stopped = True
+                yield self._emit("notice", "", ("\n\n" if self._shown() else "") + self._policy.escalation.message, self._ms())
+            else:
+                self._note(self._policy.abstain.message_for(whole.code))
+        yield from self._notice()
+        self.decision = self._conclude(whole)
+
+    def _shown(self) -> bool:
+        return any(s.output.strip() for s in self.segments)
+
+    def _settle_deferred(self, whole: Decision) -> Iterator[CheckedSegment]:
+        deferred, self._deferred = self._deferred, []
+        for h in deferred:
+            if self._had_claims or whole.action is Action.respond:
+                yield self._release_as_streamed(h)
+            elif _withholds(whole.action):
+                yield self._emit("sentence", h.segment, "", h.ready, action=whole.action, withheld=True,
+                                 decision=h.decision, check_ms=h.check_ms)
+            else:  # caveat: nothing to mark, so the policy's general note
+                self._note(self._policy.caveat.general_note)
+                yield self._emit("sentence", h.segment, h.segment, h.ready, action=whole.action,
+                                 decision=h.decision, check_ms=h.check_ms)
+
+    def _conclude(self, whole: Decision) -> Decision:
+        """The stream's decision: the whole answer's, at least as severe as any released segment's.
+
+        When the whole answer asked for regeneration and the segments were rewritten one by one (an
+        LLM was there), their outcome stands for it. ``final_text`` is what the stream showed.
+        """
+        checked = [s for s in self.segments if s.kind == "sentence" and s.decision is not None and s.action is not None]
+        rewrote = self._llm is not None and any(r.action is Action.regenerate for s in checked for r in s.decision.reasons)
+        base = Action.respond if _wants_rewrite(whole) and rewrote else whole.action
+        worst_seg = max(checked, key=lambda s: SEVERITY[s.action], default=None)
+        action, code, reasons = base, whole.code, list(whole.reasons)
+        if worst_seg is not None and SEVERITY[worst_seg.action] > SEVERITY[base]:
+            d = worst_seg.decision
+            action, code = worst_seg.action, d.code
+            reasons.append(Reason(code=d.code, action=worst_seg.action,
+                                  message=f"streamed segment {worst_seg.index}, checked on its own: "
+                                          + next((r.message for r in d.reasons if r.action is d.action), d.code.value)))
+        elif base is not whole.action:
+            action = _worst([Action.respond, *(s.action for s in checked)])
+            code = next((s.decision.code for s in checked if s.action is action), ReasonCode.regenerated)
+        total = {**whole.latencies_ms, "stream_total": self._ms()}
+        return whole.model_copy(update={"action": action, "code": code, "reasons": reasons,
+                                        "final_text": "".join(s.output for s in self.segments), "latencies_ms": total})
 
     # ---- policy -> released text
     def _emit(self, kind: str, text: str, output: str, ready: float, **kw: Any) -> CheckedSegment:
@@ -235,12 +490,32 @@ class StreamGuard:
         self.segments.append(seg)
         return seg
 
-    def _apply(self, segment: str, d: Decision, ready: float, check_ms: float) -> Iterator[CheckedSegment]:
-        common = {"action": d.action, "decision": d, "check_ms": check_ms}
-        if d.report is not None and not d.report.claims and d.error is None:
-            # Nothing checkable in it (a heading, "Sure!", a code block): shown as streamed, recorded.
-            yield self._emit("sentence", segment, segment, ready, **common)
+    def _release_as_streamed(self, h: _Held) -> CheckedSegment:
+        others = _worst(r.action for r in h.decision.reasons if r.code is not ReasonCode.no_claims) if h.decision else None
+        return self._emit("sentence", h.segment, h.segment, h.ready, action=others, decision=h.decision, check_ms=h.check_ms)
+
+    def _apply(self, h: _Held) -> Iterator[CheckedSegment]:
+        segment, d, ready = h.segment, h.decision, h.ready
+        if d is None:  # whitespace between sentences
+            if self._deferred:
+                self._deferred.append(h)
+            else:
+                yield self._emit("passthrough", segment, segment, ready)
             return
+        if _only_no_claims(d):
+            # "Sure!", a heading: shown once the answer has a claim; until then the answer decides.
+            if self._had_claims:
+                yield self._release_as_streamed(h)
+            else:
+                self._deferred.append(h)
+            return
+        if d.report is not None and d.report.claims:
+            self._had_claims = True
+            deferred, self._deferred = self._deferred, []
+            for earlier in deferred:  # the answer has a claim now: on_no_claims no longer applies to them
+                yield (self._release_as_streamed(earlier) if earlier.decision is not None
+                       else self._emit("passthrough", earlier.segment, earlier.segment, earlier.ready))
+        common = {"action": d.action, "decision": d, "check_ms": h.check_ms}
         if d.action is Action.escalate:
             self.stopped = True
             yield self._emit("sentence", segment, "", ready, withheld=True, **common)
@@ -301,14 +576,14 @@ class StreamGuard:
         if text and text not in self._notices:
             self._notices.append(text)
 
-    def closing(self) -> Iterator[CheckedSegment]:
-        """The end-of-stream notice (footnotes, withheld-answer message), if any; call once."""
+    def _notice(self) -> Iterator[CheckedSegment]:
+        """The end-of-stream notice (footnotes, withheld-answer message), if any."""
         if self.stopped:
             return
         blocks = ["\n".join(self._tail)] if self._tail else []
         blocks += self._notices
         if blocks:
-            lead = "\n\n" if any(s.output.strip() for s in self.segments) else ""
+            lead = "\n\n" if self._shown() else ""
             yield self._emit("notice", "", lead + "\n\n".join(blocks), self._ms())
 
     # ---- measurements
@@ -326,19 +601,42 @@ def _lead(segment: str) -> str:
 # --------------------------------------------------------------------------------------------- drivers
 
 
+def _is_caller_error(exc: BaseException) -> bool:
+    """Bad input or configuration is the caller's to fix; anything else from the upstream interrupts it."""
+    return isinstance(exc, (InputError, ConfigError))
+
+
 def check_stream(chunks: Iterable[str | bytes], context: Any, **kw: Any) -> Iterator[CheckedSegment]:
     """Check a stream of text chunks sentence by sentence; yields each segment once it is released.
 
     Keyword arguments are those of ``StreamGuard`` (check, policy, llm, audit, tenant, question,
-    request_id, clock). ``"".join(s.output for s in ...)`` is the text to show.
+    request_id, clock). ``"".join(s.output for s in ...)`` is the text to show. An upstream that
+    raises (other than ``InputError`` / ``ConfigError``) ends in the policy's failure mode for the
+    check "stream", never in a shorter answer. To read the whole answer's ``Decision`` afterwards,
+    create the ``StreamGuard`` yourself and use ``run_stream``.
     """
     sg = StreamGuard(context, **kw)
+    yield from run_stream(sg, chunks)
+
+
+def run_stream(sg: StreamGuard, chunks: Iterable[str | bytes]) -> Iterator[CheckedSegment]:
+    """Drive ``sg`` over ``chunks`` (see ``check_stream``); ``sg.decision`` is set when it ends."""
     sg.start()
-    for chunk in chunks:
-        yield from sg.feed(chunk)
-        if sg.stopped:
+    it = iter(chunks)
+    while not sg.stopped:
+        try:
+            chunk = next(it)
+        except StopIteration:
+            yield from sg.finish()
             return
-    yield from sg.finish()
+        except Exception as exc:
+            if _is_caller_error(exc):
+                raise
+            yield from sg.fail(exc)
+            return
+        yield from sg.feed(chunk)
+    # Escalated: the rest of the upstream is never read; the decision covers what was streamed.
+    yield from sg.closing()
 
 
 async def acheck_stream(chunks: AsyncIterable[str | bytes] | Iterable[str | bytes], context: Any,
@@ -347,6 +645,12 @@ async def acheck_stream(chunks: AsyncIterable[str | bytes] | Iterable[str | byte
     being checked, so checking overlaps with generation and each segment's ``ready_ms`` is when it
     really was complete."""
     sg = StreamGuard(context, **kw)
+    async for out in arun_stream(sg, chunks):
+        yield out
+
+
+async def arun_stream(sg: StreamGuard, chunks: AsyncIterable[str | bytes] | Iterable[str | bytes]) -> AsyncIterator[CheckedSegment]:
+    """Drive ``sg`` over ``chunks`` (see ``acheck_stream``); ``sg.decision`` is set when it ends."""
     sg.start()
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
@@ -360,11 +664,16 @@ async def acheck_stream(chunks: AsyncIterable[str | bytes] | Iterable[str | byte
                 for chunk in chunks:
                     for item in sg.split(chunk):
                         await queue.put(("segment", item))
-            for item in sg.split_end():
-                await queue.put(("segment", item))
-            await queue.put(("end", None))
-        except Exception as exc:  # handed to the consumer, which re-raises it
-            await queue.put(("error", exc))
+            segs = sg.split_end()
+            sg.end_upstream()  # from here on a held rewrite may be requested
+            await queue.put(("end", segs))
+        except Exception as exc:
+            if _is_caller_error(exc):
+                await queue.put(("error", exc))  # handed to the consumer, which re-raises it
+            else:
+                segs = sg.split_interrupted(exc)
+                sg.end_upstream()
+                await queue.put(("interrupted", segs))
 
     task = asyncio.create_task(produce())
     try:
@@ -372,13 +681,15 @@ async def acheck_stream(chunks: AsyncIterable[str | bytes] | Iterable[str | byte
             kind, item = await queue.get()
             if kind == "error":
                 raise item
-            if kind == "end":
-                for out in sg.closing():
+            if kind in ("end", "interrupted"):
+                for out in await sg.afinish(item, interrupted=kind == "interrupted"):
                     yield out
                 return
             for out in await sg.acheck_segment(*item):
                 yield out
             if sg.stopped:
+                for out in await sg.aclosing():
+                    yield out
                 return
     finally:
         if not task.done():

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from guardrail.errors import InputError
-from guardrail.policy import Action, Policy, PolicyStore
+from guardrail.policy import Action, Policy, PolicyStore, ReasonCode
 from guardrail.policy._policy import CaveatPolicy, CaveatStyle, EscalationPolicy, RulesPolicy
-from guardrail.streaming import CheckedSegment, SentenceBuffer, StreamGuard, acheck_stream, check_stream
+from guardrail.streaming import CheckedSegment, SentenceBuffer, StreamGuard, acheck_stream, arun_stream, check_stream
 from test_policy_helpers import CONTEXT, lexical_check
 
 REPO = Path(__file__).resolve().parent.parent
@@ -167,7 +167,7 @@ def test_context_callable_is_read_at_each_check():
     docs.extend(CONTEXT)
     out += list(sg.feed(" completed in 1889 for the World's Fair. "))
     out += list(sg.finish())
-    assert seen == [0, 2]
+    assert seen == [0, 2, 2]  # each sentence, then the whole answer at the end
     assert out[0].action is Action.caveat and out[1].action is Action.respond  # no evidence yet, then evidence
 
 
@@ -257,11 +257,34 @@ async def test_async_stream_event_loop_stays_free_during_checks():
     assert len(segs) == 2 and max(gaps) < 0.08
 
 
-async def test_async_stream_upstream_error_propagates():
+async def test_async_stream_upstream_error_ends_in_the_failure_mode_not_a_shorter_answer():
+    # Was: the error propagated raw (the LangChain adapter then showed the released part as the answer).
     async def upstream():
-        yield GOOD1 + " "
+        yield GOOD1 + " The tower is 33"
         raise RuntimeError("model connection dropped")
 
-    with pytest.raises(RuntimeError, match="connection dropped"):
+    closed = Policy(name="closed")  # failure.default: closed -> abstain
+    sg = StreamGuard(CONTEXT, check=lexical_check, policy=closed)
+    segs = [s async for s in arun_stream(sg, upstream())]
+    assert shown(segs) == f"{GOOD1}\n\n{closed.abstain.message_for(ReasonCode.check_failed)}"
+    fragment = [s for s in segs if s.withheld]
+    assert [s.text for s in fragment] == [" The tower is 33"] and fragment[0].decision.code is ReasonCode.check_failed
+    assert sg.decision.action is Action.abstain and sg.decision.code is ReasonCode.check_failed
+    assert "StreamInterrupted" in sg.decision.error and "connection dropped" in sg.decision.error
+
+    # internal-search fails "caveat": the fragment is shown, marked as unchecked, and the decision says so.
+    sg = StreamGuard(CONTEXT, check=lexical_check, policy=LENIENT)
+    segs = [s async for s in arun_stream(sg, upstream())]
+    assert shown(segs) == f"{GOOD1} The tower is 33\n\n{LENIENT.caveat.general_note}"
+    assert sg.decision.action is Action.caveat and sg.decision.code is ReasonCode.check_skipped
+    assert any(r.check == "stream" for r in sg.decision.reasons)
+
+
+async def test_async_stream_bad_chunk_is_the_callers_error():
+    async def upstream():
+        yield GOOD1 + " "
+        yield 42
+
+    with pytest.raises(InputError, match="str or bytes"):
         async for _ in acheck_stream(upstream(), CONTEXT, check=lexical_check, policy=LENIENT):
             pass
