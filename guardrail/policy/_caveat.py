@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._policy import CaveatPolicy, CaveatStyle
+from ._text import safe_format
 
 __all__ = ["Caveat", "render_caveat", "DEFAULT_NOTES"]
 
@@ -73,7 +74,7 @@ def render_caveat(answer: str, caveats: list[Caveat], policy: CaveatPolicy) -> t
         return answer + "\n\n" + policy.general_note, []
 
     def fmt(template: str, c: Caveat) -> str:
-        return template.format(text=c.text, note=c.note, n=c.n, label=c.label, claim_id=c.claim_id)
+        return safe_format(template, {"text": c.text, "note": c.note, "n": c.n, "label": c.label, "claim_id": c.claim_id})
 
     in_place = numbered[: len(marks)]
     tail_lines: list[str] = []

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from ..types import ErrorType
+from ._text import safe_format
 
 __all__ = [
     "Action",
@@ -105,7 +106,7 @@ class _Strict(BaseModel):
 def _check_template(template: str, fields: set[str], must_have: set[str] = frozenset()) -> str:
     """Reject templates with unknown placeholders at load time, not at the first caveat."""
     try:
-        template.format(**{f: "" for f in fields})
+        safe_format(template, {f: "" for f in fields})  # plain names only: no {text.__class__}, no {n[0]}
     except (KeyError, IndexError, ValueError) as exc:
         raise ValueError(f"bad template {template!r}: unknown or malformed placeholder {exc}; allowed: {sorted(fields)}") from None
     missing = [f for f in must_have if "{" + f + "}" not in template]

@@ -7,8 +7,9 @@ never judge support (that is the verifier's job, which re-checks every rewrite).
 from __future__ import annotations
 
 import re
+import string
 
-__all__ = ["sentences", "tokens", "overlap", "best_sentences"]
+__all__ = ["sentences", "tokens", "overlap", "best_sentences", "safe_format"]
 
 _SENT_END = re.compile(r"(?<=[.!?])[\"'\u201d)\]]*\s+(?=[\"'\u201c(\[]?[A-Z0-9])|\n+")
 _WORD = re.compile(r"[^\W_]+(?:[.,'][^\W_]+)*", re.UNICODE)
@@ -71,3 +72,31 @@ def best_sentences(claim: str, text: str, budget: int) -> str:
         used += e - s + 1
     parts = [text[spans[i][0] : spans[i][1]] for i in sorted(keep)]
     return "\n".join(parts)[:budget]
+
+
+_FORMATTER = string.Formatter()
+
+
+def safe_format(template: str, values: dict[str, object]) -> str:
+    """``template.format(**values)`` restricted to plain placeholders: ``{text}``, ``{n:>3}``, ``{note!r}``.
+
+    Why not ``str.format``: a policy template is configuration that a tenant may edit, and
+    ``str.format`` resolves ``{text.__class__.__mro__}`` or ``{n[0]}``, which reads attributes of
+    Python objects into the answer. Here a field must be one of ``values`` by name, with no
+    attribute or index access and no placeholder nested in a format spec; anything else is a
+    ``ValueError`` naming the field (the policy model turns it into a ``ConfigError`` at load).
+    """
+    out: list[str] = []
+    for literal, name, spec, conversion in _FORMATTER.parse(template):  # ValueError on a malformed template
+        out.append(literal)
+        if name is None:
+            continue
+        if name not in values:
+            raise ValueError(f"{{{name}}} is not an allowed placeholder (plain names only: no attribute or index access)")
+        if spec and ("{" in spec or "}" in spec):
+            raise ValueError(f"{{{name}:{spec}}}: a placeholder inside a format spec is not allowed")
+        value = values[name]
+        if conversion:
+            value = _FORMATTER.convert_field(value, conversion)
+        out.append(format(value, spec or ""))
+    return "".join(out)
