@@ -37,15 +37,24 @@ so its 94/94 is optimistic; the held-out cases are the fair comparison.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from sentencex import get_sentence_boundaries
 
 from .citations import parse_markers, strip_markers
-from .types import Claim
+from .types import Claim, UncheckedSpan
 
-__all__ = ["TextUnit", "split_units", "split_sentences", "ClaimExtractor", "SentenceClaimExtractor"]
+__all__ = [
+    "TextUnit",
+    "split_units",
+    "split_sentences",
+    "ClaimExtractor",
+    "SentenceClaimExtractor",
+    "Extraction",
+    "unchecked_spans",
+    "looks_factual",
+]
 
 
 class TextUnit(NamedTuple):
@@ -526,6 +535,323 @@ def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, 
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# What is a claim: every unit either states something checkable or is recorded as skipped
+# ---------------------------------------------------------------------------------------------
+#
+# Structure never decides on its own: a heading, a table header, a line after "Sources:", prose in
+# a code block, a filler-looking line or a question can all state a fact, and a fact that is not
+# a claim is never checked. So each unit is classified by what it says. Skipped units keep their
+# reason, and ``unchecked_spans`` turns them (and all markup between claims) into the report's
+# ``unchecked`` list, so claims + unchecked spans cover every non-whitespace character.
+
+# A number with a unit or currency ("530 metres", "4000 mg", "45%", "$5"); not an ordinal or a
+# bare index ("Step 1", "2 of 3").
+_QUANTITY = re.compile(
+    r"[$\u20ac\u00a3\u00a5]\s?\d|\d(?:[\d,.]*\d)?\s?(?:%|\u00b0|(?!(?:st|nd|rd|th|of|and|or|to|in|on|at|for|the|a|an|"
+    r"by|with|from|is|are|was|were)\b)[a-zA-Z\u00b5\u03bc]{1,12}\b)"
+)
+_URL = re.compile(r"https?://\S+|www\.\S+|\S+@\S+\.\w+")
+_WH_LABEL = frozenset("how what why when where who which".split())
+_SMALL_WORDS = frozenset("a an the of and or in on at to for with by from vs".split())
+_NAME_INSIDE = re.compile(r"(?<=[\s,;(])(?!I\b|I['\u2019])[A-Z][a-z]")
+
+
+def _plain(answer: str, s: int, e: int) -> str:
+    """The words of answer[s:e]: citation markers and emphasis removed."""
+    return strip_markers(answer[s:e]).translate(_EMPH).strip()
+
+
+def _label_states_fact(plain: str) -> bool:
+    """A heading, table header or bibliography line that is a statement, not a label.
+
+    "# The Eiffel Tower is 330 metres tall" and "## Dose: 4000 mg every hour" state facts;
+    "## Opening hours", "| Name | Price |", "Frequently Asked Questions", "How it works" and
+    "[1] Wikipedia, Eiffel Tower" do not. Stricter than prose: a label has no sentence shape.
+    """
+    plain = _URL.sub(" ", plain)
+    words = _WORD.findall(plain)
+    if len(words) < 2:
+        return False
+    if _QUANTITY.search(plain):
+        return True
+    alpha = [w for w in words if w[0].isalpha()]
+    if words[0].lower() in _WH_LABEL:
+        return False
+    if alpha and all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in alpha):
+        return False  # Title Case: a label
+    if len(words) < 3:
+        return False
+    lows = [w.lower() for w in words]
+    return (
+        any(w in _VERBS or _CONTRACTION.search(w) for w in lows)
+        or any(_is_verb(w) for w in words[1:])  # "-ed" as a participle-adjective leads labels: "Related questions"
+        or any(w in _PRONOUN and _is_verb(n, after_pronoun=True) for w, n in zip(lows, words[1:]))
+    )
+
+
+def looks_factual(text: str) -> bool:
+    """Whether text that no claim covers looks like it states something checkable.
+
+    Used for text an extractor left out: a number, a name inside the text, or a clause
+    (three words or more with a verb) is a possible fact; "and", "[1]." and "Hi!" are not.
+    """
+    plain = strip_markers(text).translate(_EMPH).strip()
+    words = _WORD.findall(plain)
+    if not words:
+        return False
+    if any(ch.isdigit() for ch in plain) and len(words) >= 2:
+        return True
+    if _NAME_INSIDE.search(plain):
+        return True
+    return len(words) >= 3 and _has_verb(words)
+
+
+# Pleasantries never carry a fact unless something factual is smuggled into them.
+_BENIGN_OFFER = frozenset("ask reach contact let get follow come share check visit explore reply write tell".split())
+_FEEL_FREE = re.compile(r"feel free to\s+([a-z]+)", re.IGNORECASE)
+
+
+def _is_pleasantry(plain: str) -> bool:
+    """"Sure!", "Hope this helps!", "Feel free to ask" -- but not "Feel free to take 4000 mg every hour"."""
+    if not _FILLER.fullmatch(plain) or any(ch.isdigit() for ch in plain) or _NAME_INSIDE.search(plain):
+        return False
+    offer = _FEEL_FREE.search(plain)
+    return offer is None or offer.group(1).lower() in _BENIGN_OFFER
+
+
+_ANNOUNCE = re.compile(
+    r"\b(?:here(?:'s|\u2019s| is| are)|below|(?:the )?following|as follows|summari[sz]e|summary|to answer|overview|"
+    r"steps?|key points|details|this is (?:what|how))\b",
+    re.IGNORECASE,
+)
+
+
+def _is_announcement(plain: str) -> bool:
+    """A lead-in that only announces what follows ("Based on the passages, here is how:").
+
+    "According to the leaflet, the dose is 4000 mg:" ends in a colon too, but states the dose.
+    """
+    return _LEAD_IN.match(plain) is not None and not any(ch.isdigit() for ch in plain) and _ANNOUNCE.search(plain) is not None
+
+
+# Questions that assert what they ask about: "Did you know (that) X?", "Isn't it true that X?", "X, right?".
+_ASSERTING_PREFIX = re.compile(
+    r"[*_\"\u201c]*(?:(?:and|so|but|also)[, ]+)?(?:(?:did|do) you (?:know|realise|realize|remember)|"
+    r"(?:isn't|is|wasn't|was) it (?:not )?true|you know|remember)(?:\s+that)?[,:]?\s+",
+    re.IGNORECASE,
+)
+_ASSERTING_TAG = re.compile(
+    r",\s*(?:right|correct|true|no|yes|isn't it|is it not|wasn't it|aren't they|weren't they|doesn't it|didn't it|"
+    r"don't they|didn't they|hasn't it|haven't they|isn't that (?:so|right)|am i right|you know)\s*[*_\"\u201d]*\?$",
+    re.IGNORECASE,
+)
+_PRESUPPOSING = re.compile(r"[*_\"\u201c]*(?:why|how come|since when)\b", re.IGNORECASE)
+
+
+class _Decision(NamedTuple):
+    """What the extractor does with one span of the answer."""
+
+    start: int
+    end: int
+    block: int
+    kind: str  # claim kind ("sentence" | "list_item") for a claim; the unit kind otherwise
+    reason: str | None = None  # None: a claim; else the UncheckedSpan reason ("markers": a run of citation markers)
+    factual: bool = False
+    alone: bool = False  # a claim from a heading, header, code or question: never merged with its neighbours
+    zone_end: int = -1  # where citation markers that belong to the claim may end (-1: end)
+
+
+def _question(answer: str, u: TextUnit, block: int, kind: str) -> list[_Decision]:
+    """A unit ending in "?": the assertion it embeds becomes a claim, the framing is skipped."""
+    s, e = u.start, u.end
+    q = answer.rfind("?", s, e)
+    prefix = _ASSERTING_PREFIX.match(answer, s, q)
+    tag = _ASSERTING_TAG.search(answer, s, q + 1)
+    if prefix or tag:
+        cs = prefix.end() if prefix else s
+        ce = tag.start() if tag else q
+        cs, ce = _trim(answer, cs, ce)
+        words = _WORD.findall(answer[cs:ce])
+        if ce > cs and len(words) >= 2 and (_has_verb(words) or _QUANTITY.search(answer, cs, ce)):
+            out = [_Decision(s, cs, block, u.kind, "question")] if cs > s else []
+            out.append(_Decision(cs, ce, block, kind, alone=True, zone_end=e))
+            out.append(_Decision(ce, e, block, u.kind, "question"))
+            return [d for d in out if _trim(answer, d.start, d.end)[0] < d.end]
+    plain = _plain(answer, s, e)
+    presupposes = _PRESUPPOSING.match(plain) is not None and (
+        any(ch.isdigit() for ch in plain) or _NAME_INSIDE.search(plain) is not None
+    )
+    return [_Decision(s, e, block, u.kind, "question", factual=presupposes)]
+
+
+_CODE_SIGNS = re.compile(
+    r"[=;{}<>\\|`]|\(\)|->|::|//|/\*|\w\(|^\s*(?:#|\$|>>>|@|def |class |import |from \S+ import|return\b|print\b|"
+    r"const |let |var |function\b|SELECT |INSERT |UPDATE )"
+)
+
+
+def _prose_line(line: str) -> bool:
+    """A line inside a code block that is an English sentence, not code (no code syntax at all)."""
+    words = _WORD.findall(line)
+    stripped = line.strip()
+    return (
+        len(words) >= 4
+        and stripped[:1].isupper()
+        and _CODE_SIGNS.search(line) is None
+        and _has_verb(words)
+    )
+
+
+def _code(answer: str, u: TextUnit, block: int) -> list[_Decision]:
+    """A code block: prose lines inside it are claims, code lines are skipped, fences are markup."""
+    out: list[_Decision] = []
+    pos = u.start
+    while pos < u.end:
+        nl = answer.find("\n", pos, u.end)
+        le = u.end if nl < 0 else nl
+        cs, ce = _trim(answer, pos, le)
+        pos = le + 1
+        if cs >= ce or _FENCE.fullmatch(answer, cs, ce) or (_FENCE.match(answer, cs, ce) and cs == u.start):
+            continue  # the fence (and its info string) is markup
+        if _prose_line(answer[cs:ce]):
+            for a, b in _split_prose(answer, cs, ce):
+                a, b = _without_edge_markers(answer, a, b)
+                if a < b:
+                    out.append(_Decision(a, b, block, "sentence", alone=True))
+        else:
+            out.append(_Decision(cs, ce, block, "code", "code"))
+    return out
+
+
+def _without_edge_markers(answer: str, a: int, b: int) -> tuple[int, int]:
+    """answer[a:b] without citation markers at its edges; markers inside code are not the answer's citations."""
+    for mk in parse_markers(answer[a:b]):
+        if a + mk.start == a:
+            a = _trim(answer, a + mk.end, b)[0]
+    while a < b:
+        found = parse_markers(answer[a:b])
+        if not found or answer[a + found[-1].end : b].strip(" \t.!?*_"):
+            break
+        b = _trim(answer, a, a + found[-1].start)[1]
+    return a, b
+
+
+def _decisions(answer: str) -> list[_Decision]:
+    """Every unit of the answer, in order, as a claim or a skipped span with its reason."""
+    out: list[_Decision] = []
+    in_refs = False
+    for u, block in _units(answer):
+        if u.kind == "code":
+            out.extend(_code(answer, u, block))
+            continue
+        plain = _plain(answer, u.start, u.end)
+        kind = "list_item" if u.kind == "table_row" else "list_item" if u.kind == "list_item" else "sentence"
+        is_refs = _REFERENCES.fullmatch(plain) is not None
+        if u.kind == "heading" or (u.kind == "sentence" and is_refs):
+            in_refs = is_refs
+            if is_refs:
+                out.append(_Decision(u.start, u.end, block, u.kind, "bibliography"))
+            elif _label_states_fact(plain):
+                out.append(_Decision(*_without_edge_markers(answer, u.start, u.end), block, "sentence", alone=True))
+            else:
+                out.append(_Decision(u.start, u.end, block, u.kind, "heading"))
+            continue
+        if not plain:
+            out.append(_Decision(u.start, u.end, block, u.kind, "markers"))
+            continue
+        if in_refs:  # a bibliography entry, unless it is a statement placed after "Sources:"
+            states = _label_states_fact(plain) or (u.kind == "sentence" and _has_verb(_WORD.findall(_URL.sub(" ", plain)))
+                                                   and len(_WORD.findall(plain)) >= 4 and not plain.endswith("?"))
+            if not states:
+                out.append(_Decision(u.start, u.end, block, u.kind, "bibliography"))
+                continue
+        if u.kind == "table_header":
+            if _label_states_fact(plain):
+                out.append(_Decision(*_without_edge_markers(answer, u.start, u.end), block, "list_item", alone=True))
+            else:
+                out.append(_Decision(u.start, u.end, block, u.kind, "table_header"))
+            continue
+        if plain.endswith("?"):
+            out.extend(_question(answer, u, block, kind))
+            continue
+        if _is_pleasantry(plain):
+            out.append(_Decision(u.start, u.end, block, u.kind, "pleasantry"))
+            continue
+        if u.kind == "sentence" and _is_announcement(plain):
+            out.append(_Decision(u.start, u.end, block, u.kind, "lead_in"))
+            continue
+        out.append(_Decision(u.start, u.end, block, kind))
+    return out
+
+
+_CONNECTIVE = re.compile(r"[\s,;]*(?:and|but|while|whereas|yet|although)?[\s,;]*", re.IGNORECASE)
+
+
+def unchecked_spans(answer: str, claims: Sequence[Claim]) -> list[UncheckedSpan]:
+    """Every non-whitespace run of ``answer`` outside ``claims``, with why it was not a claim.
+
+    Works for any extractor: text the default extractor skipped keeps its reason (question,
+    pleasantry, code ...); text inside a unit that should have been a claim but that the
+    extractor did not cover (an LLM extractor leaving part of a sentence out) is
+    ``not_extracted``, factual when it looks like it states something (``looks_factual``).
+    """
+    n = len(answer)
+    segments: list[tuple[int, int, str, bool]] = []
+    pos = 0
+    for d in _decisions(answer):
+        if d.start > pos:
+            segments.append((pos, d.start, "markup", False))
+        reason = "markup" if d.reason == "markers" else d.reason or "not_extracted"
+        segments.append((max(d.start, pos), d.end, reason, d.factual))
+        pos = max(pos, d.end)
+    if pos < n:
+        segments.append((pos, n, "markup", False))
+
+    covered = sorted((c.start, c.end) for c in claims if 0 <= c.start < c.end <= n)
+    pieces: list[tuple[int, int, str, bool]] = []
+    k = 0
+    for s, e, reason, factual in segments:
+        cur = s
+        while k < len(covered) and covered[k][1] <= cur:
+            k += 1
+        j = k
+        while cur < e:
+            if j < len(covered) and covered[j][0] <= cur:
+                cur = max(cur, covered[j][1])
+                j += 1
+                continue
+            nxt = min(e, covered[j][0]) if j < len(covered) else e
+            a, b = _trim(answer, cur, nxt)
+            if a < b:
+                pieces.append((a, b, reason, factual))
+            cur = nxt
+
+    out: list[UncheckedSpan] = []
+    for a, b, reason, factual in pieces:
+        if reason == "not_extracted":
+            text = answer[a:b]
+            if not _ALNUM.search(strip_markers(text)):
+                reason = "markup"
+            elif _CONNECTIVE.fullmatch(text):
+                reason = "connective"
+            else:
+                factual = looks_factual(text)
+        prev = out[-1] if out else None
+        if prev and prev.reason == reason and prev.factual == factual and not answer[prev.end : a].strip():
+            out[-1] = UncheckedSpan(start=prev.start, end=b, text=answer[prev.start : b], reason=reason, factual=factual)
+        else:
+            out.append(UncheckedSpan(start=a, end=b, text=answer[a:b], reason=reason, factual=factual))  # type: ignore[arg-type]
+    return out
+
+
+class Extraction(NamedTuple):
+    """Claims and the text they leave unchecked."""
+
+    claims: list[Claim]
+    unchecked: list[UncheckedSpan]
+
+
 class _Cand(NamedTuple):
     start: int  # claim span, markers at the edges excluded
     end: int
@@ -533,6 +859,7 @@ class _Cand(NamedTuple):
     zone_start: int  # where markers that belong to the claim may start ...
     zone_end: int  # ... and end
     block: int
+    alone: bool = False  # from a heading, header, code block or question: not merged with neighbours
 
 
 _PRONOUN_LEAD = re.compile(r"\s*(?:it|he|she|they)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:important|possible|likely|"
@@ -555,10 +882,14 @@ def sentence_subject(text: str) -> str | None:
 class SentenceClaimExtractor:
     """One claim per sentence, list item or table row, compound sentences split where it is safe.
 
-    Headings, code, table headers, questions, pleasantries ("Sure!", "I hope this helps") and
-    lead-ins ending in a colon ("Based on the passages, here is how:") are not claims: they
-    assert nothing a source could back, so verifying them only adds false alarms and latency.
-    Everything after a "Sources:"/"References:" heading is the answer's bibliography, not claims.
+    A unit is a claim when it states something a source could back or refute, wherever it sits:
+    a heading or table header that is a statement ("# The tower is 330 metres tall"), a line
+    after "Sources:" that is not a bibliography entry, a prose line inside a code block, a
+    filler-looking line that carries a number, a name or an instruction ("Feel free to take
+    4000 mg every hour"), the assertion inside "Did you know X?" or "X, right?". Labels,
+    pure questions, pleasantries, announcing lead-ins ("Here is how:"), bibliography entries
+    and code are not claims: verifying them only adds false alarms. They are not dropped
+    either: ``extract_with_unchecked`` lists them with their reason (``unchecked_spans``).
     A fragment under ``min_chars`` ("Yes.", "- Wi-Fi") is merged into its neighbour so no
     factual text is dropped and the verifier gets enough context to judge it.
     """
@@ -569,36 +900,32 @@ class SentenceClaimExtractor:
         self.split_compound = split_compound
         self.min_chars = min_chars
 
+    def extract_with_unchecked(self, answer: str) -> Extraction:
+        """The claims and every span of the answer they leave unchecked, with why."""
+        claims = self.extract(answer)
+        return Extraction(claims, unchecked_spans(answer, claims))
+
     def extract(self, answer: str) -> list[Claim]:
-        units = _units(answer)
         markers = parse_markers(answer)
         by_start = {m.start: m for m in markers}
         by_end = {m.end: m for m in markers}
 
         groups: list[list[_Cand]] = []  # runs of adjacent claim units; fragments merge within a run
         run: list[_Cand] = []
-        in_refs = False
-        for u, block in units:
-            plain = strip_markers(answer[u.start : u.end]).translate(_EMPH).strip()
-            is_refs = _REFERENCES.fullmatch(plain) is not None
-            if u.kind == "heading" or (u.kind == "sentence" and is_refs):
-                in_refs = is_refs
-                run = self._close(run, groups)
-                continue
-            if in_refs or u.kind in ("code", "table_header"):
-                run = self._close(run, groups)
-                continue
-            if not plain:  # only markers: they stay attached to the claim before
+        for d in _decisions(answer):
+            if d.reason == "markers":  # only markers: they stay attached to the claim before
                 if run:
                     last = run[-1]
-                    run[-1] = last._replace(zone_end=u.end)
+                    run[-1] = last._replace(zone_end=d.end)
                 continue
-            if plain.endswith("?") or _FILLER.fullmatch(plain) or (u.kind == "sentence" and _LEAD_IN.match(plain)):
+            if d.reason is not None:
                 run = self._close(run, groups)
                 continue
-            s, e = self._core(answer, u.start, u.end, by_start, by_end)
-            kind = "list_item" if u.kind == "table_row" else u.kind  # a row is a record, like a list item
-            run.append(_Cand(s, e, kind, u.start, u.end, block))
+            s, e = self._core(answer, d.start, d.end, by_start, by_end)
+            cand = _Cand(s, e, d.kind, d.start, d.end if d.zone_end < 0 else d.zone_end, d.block, d.alone)
+            if d.alone or (run and run[-1].alone):
+                run = self._close(run, groups)
+            run.append(cand)
         self._close(run, groups)
 
         cands: list[_Cand] = []

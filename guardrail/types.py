@@ -27,6 +27,7 @@ __all__ = [
     "SchemaIssue",
     "SchemaResult",
     "SkippedCheck",
+    "UncheckedSpan",
     "CheckReport",
     "HALLUCINATED_LABELS",
 ]
@@ -228,6 +229,38 @@ class SkippedCheck(_Model):
     claim_ids: list[str] = Field(default_factory=list)
 
 
+class UncheckedSpan(_Model):
+    """Text of the answer that no claim covers, with why it was left out.
+
+    The claims and these spans together cover every non-whitespace character of the answer, so
+    a reader (or the policy) can see exactly what was not checked. ``factual`` says whether the
+    span looks like it states something a source could back or refute (a presupposing question,
+    text an LLM extractor left out): such a span is an unchecked fact, and the policy decides
+    what it means (``rules.unchecked_text``). Markup, citation markers, pleasantries, pure
+    questions, code and bibliography entries are recorded with ``factual`` false.
+    """
+
+    start: int = Field(ge=0, description="answer[start:end] == text")
+    end: int = Field(ge=0)
+    text: str
+    reason: Literal[
+        "markup", "connective", "pleasantry", "question", "lead_in", "heading", "table_header", "bibliography",
+        "code", "not_extracted",
+    ] = Field(description="markup: markdown syntax, citation markers, punctuation; connective: a conjunction "
+                          "between split clauses; pleasantry: 'Hope this helps!'; question: a question that asserts "
+                          "nothing (factual when it presupposes a figure or a name: 'Why is it 530 metres tall?'); "
+                          "lead_in: 'Here is how:'; heading / table_header: a label that states nothing; "
+                          "bibliography: an entry after 'Sources:'; code: code in a code block; not_extracted: text "
+                          "the claim extractor did not turn into a claim.")
+    factual: bool = Field(default=False, description="The span looks like it states a checkable fact.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "UncheckedSpan":
+        if self.end <= self.start:
+            raise ValueError(f"unchecked span: end {self.end} <= start {self.start}")
+        return self
+
+
 class CheckReport(_Model):
     answer: str
     question: str | None = None
@@ -241,6 +274,10 @@ class CheckReport(_Model):
     threshold: float = Field(ge=0.0, le=1.0)
     latencies_ms: dict[str, float] = Field(default_factory=dict)
     skipped: list[SkippedCheck] = Field(default_factory=list)
+    unchecked: list[UncheckedSpan] = Field(
+        default_factory=list,
+        description="Text no claim covers, with why; claims and these spans cover every non-whitespace character.",
+    )
     verifier: str = ""
 
     def verdict_for(self, claim_id: str) -> ClaimVerdict | None:
@@ -257,6 +294,42 @@ class CheckReport(_Model):
         return out
 
     @property
+    def unchecked_factual(self) -> list[UncheckedSpan]:
+        """Spans that look like they state a fact but were not checked."""
+        return [u for u in self.unchecked if u.factual]
+
+    @property
+    def unevaluated_claim_ids(self) -> list[str]:
+        """Claims that carry a fact but got no real verdict (unevaluatable, or no verdict at all)."""
+        out = []
+        for claim in self.claims:
+            v = self.verdict_for(claim.id)
+            if v is None or (v.label is Label.unevaluatable and not v.non_factual):
+                out.append(claim.id)
+        return out
+
+    @property
     def complete(self) -> bool:
-        """True when every check that was asked for ran."""
-        return not self.skipped and all(v.label is not Label.unevaluatable or v.non_factual for v in self.verdicts)
+        """True when every check that was asked for ran and no factual text went unchecked.
+
+        A report that is not complete never reads as clean, even when ``hallucinated`` is False:
+        nothing was flagged only because something was not checked.
+        """
+        return not self.skipped and not self.unevaluated_claim_ids and not self.unchecked_factual
+
+    def not_checked_summary(self) -> str | None:
+        """One line saying what was not checked, or None when the report is complete."""
+        parts = []
+        n_uneval = len(self.unevaluated_claim_ids)
+        if self.claims and n_uneval == len(self.claims):
+            parts.append(f"none of the {n_uneval} claim(s) could be checked")
+        elif n_uneval:
+            parts.append(f"{n_uneval} of {len(self.claims)} claim(s) could not be checked")
+        if self.unchecked_factual:
+            parts.append(f"{len(self.unchecked_factual)} factual span(s) not checked")
+        named = {s.check for s in self.skipped} - {"verify", "evidence"}
+        if named:
+            parts.append("skipped check(s): " + ", ".join(sorted(named)))
+        if not parts and self.skipped:
+            parts.append("skipped check(s): " + ", ".join(sorted({s.check for s in self.skipped})))
+        return "; ".join(parts) if parts else None

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from guardrail.citations import parse_markers
-from guardrail.claims import ClaimExtractor, SentenceClaimExtractor, TextUnit, split_sentences, split_units
+from guardrail.claims import (
+    ClaimExtractor,
+    SentenceClaimExtractor,
+    TextUnit,
+    looks_factual,
+    split_sentences,
+    split_units,
+    unchecked_spans,
+)
 from guardrail.types import Claim
 
 # (text, expected units) for split_sentences; expected strings are exact slices, in order.
@@ -556,3 +564,148 @@ def test_quotations_are_not_cut_by_repairs() -> None:
         "Then it is hit or miss.",
         "Overall fine.",
     ]
+
+
+# --------------------------------------------------------------------------- unchecked text (issue 15, item 2)
+#
+# A fact is a claim wherever it sits; what is skipped is listed with its reason, and claims plus
+# unchecked spans cover every non-whitespace character of the answer.
+
+FACT = "The Eiffel Tower is 530 metres tall"
+
+
+def _coverage_holes(answer: str, claims: list[Claim], unchecked) -> list[int]:
+    covered = bytearray(len(answer))
+    for c in claims:
+        covered[c.start : c.end] = b"\x01" * (c.end - c.start)
+    for u in unchecked:
+        assert answer[u.start : u.end] == u.text
+        assert not any(covered[u.start : u.end]), (answer, u)  # an unchecked span never overlaps a claim
+        covered[u.start : u.end] = b"\x01" * (u.end - u.start)
+    return [i for i, ch in enumerate(answer) if not ch.isspace() and not covered[i]]
+
+
+@pytest.mark.parametrize("seed", range(0, 600, 100))
+def test_claims_and_unchecked_spans_cover_every_character(seed: int) -> None:
+    extractor = SentenceClaimExtractor()
+    for text in GENERATED[seed : seed + 100]:
+        claims, unchecked = extractor.extract_with_unchecked(text)
+        assert claims == extractor.extract(text)
+        holes = _coverage_holes(text, claims, unchecked)
+        assert not holes, (text, [text[i] for i in holes])
+
+
+MARKDOWN_SHAPES = [
+    "# Title\n\nIntro [1].\n\n## Facts\n\n- one thing is true\n- two [2]\n\n> quoted text here.\n\n---\n\n"
+    "| A | B |\n|:--|--:|\n| 1 | 2 |\n\n```py\nx = 1\n```\n\n**Bold:** text\n\nSources:\n[1] https://a.b/c\n[2] Doc",
+    "Setext heading\n==============\n\n1. First step is here.\n2) Second. Third?\n\n* [ ] todo item\n\n~~~\nunclosed",
+    "Sure! Here is how:\n\n- Take it with food, right?\n- Did you know it was built in 1889?\n\nHope this helps!",
+    "Paris is big, and it has 2 million people [3]; Berlin is also big.\r\n\r\n\u2022 bullet\u00a0text [doc-1]",
+]
+
+
+@pytest.mark.parametrize("answer", MARKDOWN_SHAPES)
+def test_markdown_shapes_are_fully_covered(answer: str) -> None:
+    claims, unchecked = SentenceClaimExtractor().extract_with_unchecked(answer)
+    assert not _coverage_holes(answer, claims, unchecked)
+
+
+STRUCTURES = {
+    "heading": (f"# {FACT}", FACT),
+    "heading_h3_closed": (f"### {FACT} ###", FACT),
+    "bold_heading": (f"**{FACT}**", f"**{FACT}**"),
+    "table_header": (f"| {FACT} | Note |\n|---|---|\n| a | b |", f"{FACT} | Note"),
+    "after_sources": (f"Paris is in France [1].\n\nSources:\n{FACT}.", f"{FACT}."),
+    "after_references_heading": (f"## References\n\n[1] Wikipedia\n\n{FACT} according to the guide.", f"{FACT} according to the guide."),
+    "code_block_prose": (f"```\n{FACT}.\n```", f"{FACT}."),
+    "did_you_know": (f"Did you know that {FACT[0].lower()}{FACT[1:]}?", f"{FACT[0].lower()}{FACT[1:]}"),
+    "tag_question": (f"{FACT}, right?", FACT),
+    "isnt_it_true": (f"Isn't it true that {FACT[0].lower()}{FACT[1:]}?", f"{FACT[0].lower()}{FACT[1:]}"),
+    "lead_in": (f"{FACT}:", f"{FACT}:"),
+    "according_lead_in": ("According to the leaflet, the dose is 4000 mg:", "According to the leaflet, the dose is 4000 mg:"),
+    "filler_number": ("Feel free to take 4000 mg every hour.", "Feel free to take 4000 mg every hour."),
+    "filler_instruction": ("Feel free to take ibuprofen with alcohol.", "Feel free to take ibuprofen with alcohol."),
+    "filler_name": ("Hope this helps with your visit to Paris!", "Hope this helps with your visit to Paris!"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+def test_a_fact_is_a_claim_wherever_it_sits(name: str) -> None:
+    answer, claim_text = STRUCTURES[name]
+    claims, unchecked = SentenceClaimExtractor().extract_with_unchecked(answer)
+    assert claim_text in [c.text for c in claims], (answer, claims)
+    assert not _coverage_holes(answer, claims, unchecked)
+    for c in claims:
+        assert answer[c.start : c.end] == c.text
+
+
+NON_FACTUAL = [
+    ("Anything else?", "question"),
+    ("Is Paris the capital of France?", "question"),
+    ("Hope this helps!", "pleasantry"),
+    ("Feel free to ask if you have questions.", "pleasantry"),
+    ("Let me know if you need anything else.", "pleasantry"),
+    ("Based on the provided passages, here is how to grill tomatoes:", "lead_in"),
+    ("## Opening hours", "heading"),
+    ("## Frequently Asked Questions", "heading"),
+    ("| Name | Price |\n|---|---|", "table_header"),
+    ("```python\nprint(dose * 2)\n```", "code"),
+    ("```\nx = 1. It is code.\n```", "code"),
+    ("Sources:\n[1] Wikipedia, Eiffel Tower\n[2] https://www.britannica.com/topic/Eiffel-Tower", "bibliography"),
+]
+
+
+@pytest.mark.parametrize(("answer", "reason"), NON_FACTUAL)
+def test_non_factual_spans_are_listed_with_their_reason(answer: str, reason: str) -> None:
+    claims, unchecked = SentenceClaimExtractor().extract_with_unchecked(answer)
+    assert claims == []
+    assert reason in {u.reason for u in unchecked}
+    assert not any(u.factual for u in unchecked), unchecked
+    assert not _coverage_holes(answer, claims, unchecked)
+
+
+def test_a_question_that_presupposes_a_figure_is_unchecked_factual() -> None:
+    answer = "Why is the Eiffel Tower 530 metres tall?"
+    claims, unchecked = SentenceClaimExtractor().extract_with_unchecked(answer)
+    assert claims == []
+    assert [(u.text, u.reason, u.factual) for u in unchecked] == [(answer, "question", True)]
+
+
+def test_question_framing_is_listed_around_the_asserted_claim() -> None:
+    answer = "Did you know the tower was finished in 1889?"
+    claims, unchecked = SentenceClaimExtractor().extract_with_unchecked(answer)
+    assert [c.text for c in claims] == ["the tower was finished in 1889"]
+    assert [(u.text, u.reason, u.factual) for u in unchecked] == [("Did you know", "question", False), ("?", "question", False)]
+
+
+def test_the_issue_answer_checks_the_false_line_after_the_true_one() -> None:
+    # Regression (issue 15): each of these was skipped, leaving only the true claim.
+    for tail in ("Feel free to take 4000 mg every hour.", f"Sources:\n{FACT}.", f"# {FACT}", f"```\n{FACT}.\n```",
+                 f"Did you know the Eiffel Tower is 530 metres tall?"):
+        answer = f"The Eiffel Tower is 330 metres tall [1].\n\n{tail}"
+        claims = SentenceClaimExtractor().extract(answer)
+        assert len(claims) == 2, (tail, claims)
+        assert ("4000 mg" in claims[1].text) or ("530" in claims[1].text)
+
+
+def test_unchecked_spans_of_another_extractor_come_from_its_offsets() -> None:
+    answer = "The tower is 330 metres tall. It was built by Gustave Eiffel in 1889. Hope this helps!"
+    first = answer.index(".") + 1
+    claims = [Claim(id="x1", text=answer[:first], start=0, end=first)]
+    unchecked = unchecked_spans(answer, claims)
+    assert [(u.text, u.reason, u.factual) for u in unchecked] == [
+        ("It was built by Gustave Eiffel in 1889.", "not_extracted", True),
+        ("Hope this helps!", "pleasantry", False),
+    ]
+    # Part of a sentence left out: the remainder is listed; a bare connective is not a fact.
+    answer = "Paris is big, and it has 2 million people."
+    part = [Claim(id="x1", text="Paris is big", start=0, end=12)]
+    assert [(u.text, u.factual) for u in unchecked_spans(answer, part)] == [(", and it has 2 million people.", True)]
+
+
+@pytest.mark.parametrize(("text", "factual"), [
+    ("by Gustave Eiffel", True), ("in 1889 it opened", True), ("it has three floors", True),
+    ("and", False), ("[1].", False), ("Hi!", False), ("**", False),
+])
+def test_looks_factual(text: str, factual: bool) -> None:
+    assert looks_factual(text) is factual
