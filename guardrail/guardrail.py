@@ -33,7 +33,7 @@ from .types import (
     SkippedCheck,
     VerificationItem,
 )
-from .verifiers import Verifier, make_verifier, unevaluatable
+from .verifiers import Verifier, VerifierRun, make_verifier, run_verifier, unevaluatable
 
 __all__ = ["Guardrail", "BatchItem"]
 
@@ -232,16 +232,15 @@ class Guardrail:
         flat = [it for p in prepared for it in p.items]
         t0 = time.perf_counter()
         failure: str | None = None
+        run = VerifierRun(verdicts=[])
         if flat:
+            # run_verifier turns anything a (custom) verifier raises, a wrong-length or malformed reply, into BackendError.
             try:
-                verdicts = self.verifier.verify(flat, batch_size=self.batch_size)
+                run = run_verifier(self.verifier, flat, batch_size=self.batch_size)
             except BackendError as exc:
                 failure = f"verifier '{self.verifier.name}' failed: {exc}"
-                verdicts = [unevaluatable(it, failure, self.verifier.name) for it in flat]
-            if len(verdicts) != len(flat):
-                raise BackendError(f"verifier '{self.verifier.name}' returned {len(verdicts)} verdicts for {len(flat)} claims")
-        else:
-            verdicts = []
+                run = VerifierRun(verdicts=[unevaluatable(it, failure, self.verifier.name) for it in flat])
+        verdicts = run.verdicts
         per_item_ms = _ms(t0) / max(len(flat), 1)
         out, pos = [], 0
         for p in prepared:
@@ -252,6 +251,8 @@ class Guardrail:
             p.latencies_ms["verify"] = per_item_ms * len(p.items)
             if failure and p.items:
                 p.skipped.append(SkippedCheck(check="verify", reason=failure, claim_ids=[it.claim.id for it in p.items]))
+            # Claims whose verdict stands although part of the verifier did not run (a cascade's judge).
+            p.skipped.extend(run.skipped(flat, pos - len(p.items), pos))
         return out
 
     def _finish(self, p: _Prepared, verdicts: list[ClaimVerdict]) -> CheckReport:
@@ -265,8 +266,9 @@ class Guardrail:
                     verifier=self.verifier,
                     make_item=lambda claim, docs: self.selector.select([claim], docs, p.question)[0],
                     require_citations=self.require_citations,
+                    support_threshold=self.threshold,
                 )
-            except BackendError as exc:
+            except (BackendError, InputError) as exc:  # verifier down, or more markers than citations.MAX_MARKERS
                 p.skipped.append(SkippedCheck(check="citations", reason=f"citation support check failed: {exc}"))
             p.latencies_ms["citations"] = _ms(t0)
         # Unevaluatable verdicts carry no score; they surface through report.complete / skipped.

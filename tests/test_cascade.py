@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Sequence
 
 import pytest
 from openai_stub import Reply, openai_stub  # noqa: F401  (fixture)
 
+from guardrail import Guardrail
 from guardrail.errors import BackendError
+from guardrail.evidence import EvidenceSelector
 from guardrail.llm import OpenAIChat
 from guardrail.types import Claim, ClaimVerdict, Label, VerificationItem, Window
 from guardrail.verifiers import Verifier, unevaluatable
@@ -89,14 +92,115 @@ def test_custom_band_and_no_judge_call_when_nothing_is_uncertain():
         CascadeVerifier(fast, judge, band=(0.8, 0.2))
 
 
-def test_judge_returning_the_wrong_count_is_a_backend_error():
-    class Short(LabelJudge):
-        def verify(self, items, batch_size=32):
-            return super().verify(items, batch_size)[:-1]
+class Raising(LabelJudge):
+    def __init__(self, exc: Exception):
+        super().__init__({}, name="judge")
+        self.exc = exc
 
-    with pytest.raises(BackendError, match="judge returned 3 verdicts for 4 items"):
-        CascadeVerifier(ScoreVerifier(SCORES), Short({k: 0.9 for k in SCORES}, name="judge")).verify(
-            [item(k) for k in SCORES])
+    def verify(self, items, batch_size=32):
+        raise self.exc
+
+
+class Short(LabelJudge):
+    def verify(self, items, batch_size=32):
+        return super().verify(items, batch_size)[:-1]
+
+
+class Garbage(LabelJudge):
+    """Verdict-shaped replies that are not verdicts: NaN score, a label outside the enum, another claim's id."""
+
+    def verify(self, items, batch_size=32):
+        bad = []
+        for k, it in enumerate(items):
+            v = ClaimVerdict.model_construct(claim_id=it.claim.id, label=Label.supported, confidence=0.9,
+                                             hallucination_score=0.1, verifier="judge")
+            if k % 3 == 0:
+                v.hallucination_score = float("nan")
+            elif k % 3 == 1:
+                v.label = "probably fine"
+            else:
+                v.claim_id = "someone-else"
+            bad.append(v)
+        return bad
+
+
+class Hanging(LabelJudge):
+    def verify(self, items, batch_size=32):
+        time.sleep(5)
+        return super().verify(items, batch_size)
+
+
+@pytest.mark.parametrize("judge", [
+    Raising(BackendError("judge endpoint down")),
+    Raising(ZeroDivisionError("division by zero")),
+    Short({k: 0.9 for k in SCORES}, name="judge"),
+    Garbage({}, name="judge"),
+    Hanging({k: 0.9 for k in SCORES}, name="judge"),
+], ids=["backend-error", "zero-division", "wrong-count", "garbage", "hang"])
+def test_a_judge_that_fails_keeps_the_fast_verdicts_and_lists_the_claims_as_unchecked(judge):
+    items = [item(k) for k in SCORES]
+    started = time.perf_counter()
+    run = CascadeVerifier(ScoreVerifier(SCORES), judge, judge_timeout_s=0.3).verify_run(items)
+    assert time.perf_counter() - started < 3.0  # the hang is cut at the deadline
+    assert [v.verifier for v in run.verdicts] == ["fast"] * 6  # nothing the judge sent counts
+    assert [v.hallucination_score for v in run.verdicts][:5] == [0.1, 0.3, 0.5, 0.7, 0.95]
+    assert sorted(u.index for u in run.unchecked) == [1, 2, 3, 5]
+    (skipped,) = run.skipped(items)
+    assert skipped.check == "judge" and skipped.claim_ids == ["b", "c", "d", "f"]
+    assert "escalation to the judge did not run" in skipped.reason
+    assert CascadeVerifier.stats(run.verdicts).judge_failed == 4
+
+
+def test_an_unevaluatable_judge_verdict_is_listed_as_unchecked_too():
+    fast = ScoreVerifier(SCORES)
+    judge = LabelJudge({"b": None, "c": 0.9, "d": None, "f": None}, name="judge")
+    items = [item(k) for k in SCORES]
+    run = CascadeVerifier(fast, judge).verify_run(items)
+    assert [items[u.index].claim.id for u in run.unchecked] == ["b", "d", "f"]
+    assert run.skipped(items)[0].claim_ids == ["b", "d", "f"]
+    assert run.skipped(items, start=3)[0].claim_ids == ["d", "f"]  # one answer's share of a batched call
+
+
+def test_threshold_follows_the_fast_verifier_unless_set():
+    fast = ScoreVerifier(SCORES)
+    fast.recommended_threshold = 0.12
+    fast.evidence_selector = {"window_tokens": 64}
+    assert CascadeVerifier(fast, LabelJudge({}, name="judge")).recommended_threshold == 0.12
+    assert CascadeVerifier(fast, LabelJudge({}, name="judge")).evidence_selector == {"window_tokens": 64}
+    assert CascadeVerifier(fast, LabelJudge({}, name="judge"), threshold=0.4).recommended_threshold == 0.4
+    assert CascadeVerifier(ScoreVerifier(SCORES), LabelJudge({}, name="judge")).recommended_threshold == 0.5
+    with pytest.raises(ValueError):
+        CascadeVerifier(fast, LabelJudge({}, name="judge"), threshold=1.5)
+
+
+class Contradicting(ScoreVerifier):
+    """Fast stand-in whose calibrated threshold is 0.12 and which calls 'Lyon' a contradiction at 0.22."""
+
+    recommended_threshold = 0.12
+
+    def verify(self, items, batch_size=32):
+        return [ClaimVerdict(claim_id=it.claim.id, label=Label.contradicted if "Lyon" in it.claim.text else Label.supported,
+                             confidence=0.8, hallucination_score=0.22 if "Lyon" in it.claim.text else 0.02,
+                             evidence_ids=[w.evidence_id for w in it.windows], verifier=self.name)
+                for it in items]
+
+
+def test_guardrail_flags_a_contradiction_below_the_band_at_the_fast_threshold():
+    judge = LabelJudge({}, name="judge")
+    g = Guardrail(CascadeVerifier(Contradicting({}), judge), selector=EvidenceSelector(method="bm25"))
+    report = g.check("The tower is in Paris. The tower is in Lyon.", "The tower is in Paris.")
+    assert report.threshold == 0.12 and judge.seen == []  # 0.22 is below the band: the judge is not asked
+    assert report.hallucinated and [c.text for c, _ in report.flagged] == ["The tower is in Lyon."]
+    assert report.complete
+
+
+def test_guardrail_reports_the_judge_that_did_not_run():
+    g = Guardrail(CascadeVerifier(ScoreVerifier({"c1": 0.1, "c2": 0.4}), Raising(BackendError("connection refused"))),
+                  selector=EvidenceSelector(method="bm25"))
+    report = g.check("The tower is in Paris. The tower is tall.", "The tower is in Paris and it is tall.")
+    assert not report.hallucinated and not report.complete
+    assert [(s.check, s.claim_ids) for s in report.skipped] == [("judge", ["c2"])]
+    assert "connection refused" in report.skipped[0].reason
 
 
 async def test_async_path_and_concurrent_calls_do_not_share_state():

@@ -9,9 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .base import Verifier, averify, unevaluatable
+from .base import Unchecked, Verifier, VerifierRun, arun_verifier, averify, run_verifier, unevaluatable
 
-__all__ = ["DEFAULT_VERIFIER", "Verifier", "averify", "unevaluatable", "make_verifier", "shipped_model_available"]
+__all__ = [
+    "DEFAULT_VERIFIER",
+    "Verifier",
+    "VerifierRun",
+    "Unchecked",
+    "averify",
+    "run_verifier",
+    "arun_verifier",
+    "unevaluatable",
+    "make_verifier",
+    "shipped_model_available",
+]
 
 _SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "grounding-minilm"
 

@@ -7,6 +7,13 @@ verifier could not evaluate) are worth the judge's time.
 Routing is recorded in the verdicts themselves, not on the instance (one instance serves
 concurrent calls): ``verdict.verifier`` names whoever decided the label and ``verdict.reason``
 starts with a ``[cascade: ...]`` note; ``CascadeVerifier.stats(verdicts)`` counts them.
+
+The cascade never fails open. Its report threshold is the fast verifier's calibrated one (a fast
+verdict outside the band is that verifier's decision, so it is flagged at that verifier's threshold,
+not at a generic 0.5). A judge that raises, times out, or replies with something that is not a
+verdict leaves the fast verdict in place but the claim is listed as unchecked
+(``verify_run``), so the report says the escalation did not run and the policy's failure mode for
+the judge decides.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import BackendError
 from ..types import ClaimVerdict, Label, VerificationItem
-from .base import Verifier, averify
+from .base import Unchecked, Verifier, VerifierRun, arun_verifier, run_verifier
 
 __all__ = ["CascadeVerifier", "CascadeStats"]
 
@@ -45,18 +52,36 @@ class CascadeVerifier:
     """``Verifier``: ``fast`` on all items, ``judge`` on those with a fast score inside ``band``.
 
     The band is inclusive. A fast ``unevaluatable`` verdict always goes to the judge. When the
-    judge cannot evaluate, the fast verdict stands, with the judge's reason appended.
+    judge cannot evaluate a claim, the fast verdict stands with the judge's reason appended, and
+    ``verify_run`` lists the claim as unchecked by the judge.
+
+    Args:
+        threshold: report threshold (``recommended_threshold``); default the fast verifier's own.
+        judge_timeout_s: deadline for the judge's whole call; past it every routed claim is unchecked
+            (an ``OpenAIChat`` judge is also bounded per request by its ``timeout_s`` and retries).
     """
 
-    def __init__(self, fast: Verifier, judge: Verifier, band: tuple[float, float] = (0.3, 0.7)):
+    def __init__(self, fast: Verifier, judge: Verifier, band: tuple[float, float] = (0.3, 0.7), *,
+                 threshold: float | None = None, judge_timeout_s: float | None = None):
         lo, hi = band
         if not 0.0 <= lo <= hi <= 1.0:
             raise ValueError(f"band must satisfy 0 <= low <= high <= 1, got {band}")
+        if threshold is None:
+            threshold = float(getattr(fast, "recommended_threshold", 0.5))
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be within 0..1, got {threshold}")
+        if judge_timeout_s is not None and judge_timeout_s <= 0:
+            raise ValueError(f"judge_timeout_s must be positive, got {judge_timeout_s}")
         self.fast, self.judge, self.band = fast, judge, (float(lo), float(hi))
         self.name = f"cascade({fast.name}->{judge.name})"
+        #: What Guardrail flags at by default: the fast verifier decides most claims, at its calibrated threshold.
+        self.recommended_threshold = float(threshold)
+        #: Every claim's evidence is selected once, for the fast verifier: use the windows it was trained on.
+        self.evidence_selector = dict(getattr(fast, "evidence_selector", None) or {})
+        self.judge_timeout_s = judge_timeout_s
 
     def __repr__(self) -> str:
-        return f"CascadeVerifier({self.fast!r}, {self.judge!r}, band={self.band})"
+        return f"CascadeVerifier({self.fast!r}, {self.judge!r}, band={self.band}, threshold={self.recommended_threshold})"
 
     def _route(self, verdicts: Sequence[ClaimVerdict]) -> list[int]:
         lo, hi = self.band
@@ -64,38 +89,66 @@ class CascadeVerifier:
                 if v.label is Label.unevaluatable or lo <= v.hallucination_score <= hi]
 
     def verify(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list[ClaimVerdict]:
-        items = list(items)
-        fast = self.fast.verify(items, batch_size)
-        if len(fast) != len(items):
-            raise BackendError(f"{self.name}: fast verifier returned {len(fast)} verdicts for {len(items)} items")
-        routed = self._route(fast)
-        judged = self.judge.verify([items[i] for i in routed], batch_size) if routed else []
-        return self._merge(fast, routed, judged)
+        return self.verify_run(items, batch_size).verdicts
 
     async def averify(self, items: Sequence[VerificationItem], batch_size: int = 32) -> list[ClaimVerdict]:
+        return (await self.averify_run(items, batch_size)).verdicts
+
+    def verify_run(self, items: Sequence[VerificationItem], batch_size: int = 32) -> VerifierRun:
+        """Verdicts plus the claims the judge should have decided but did not (see ``VerifierRun``).
+
+        Raises ``BackendError`` only when the fast verifier cannot run: then nothing was checked.
+        """
         items = list(items)
-        fast = await averify(self.fast, items, batch_size)
-        if len(fast) != len(items):
-            raise BackendError(f"{self.name}: fast verifier returned {len(fast)} verdicts for {len(items)} items")
-        routed = self._route(fast)
-        judged = await averify(self.judge, [items[i] for i in routed], batch_size) if routed else []
+        fast = run_verifier(self.fast, items, batch_size)
+        routed = self._route(fast.verdicts)
+        judged: VerifierRun | BackendError | None = None
+        if routed:
+            try:
+                judged = run_verifier(self.judge, [items[i] for i in routed], batch_size, timeout_s=self.judge_timeout_s)
+            except BackendError as exc:  # the judge is down: the fast verdicts stand, marked unchecked
+                judged = exc
         return self._merge(fast, routed, judged)
 
-    def _merge(self, fast: list[ClaimVerdict], routed: list[int], judged: list[ClaimVerdict]) -> list[ClaimVerdict]:
-        if len(judged) != len(routed):
-            raise BackendError(f"{self.name}: judge returned {len(judged)} verdicts for {len(routed)} items")
+    async def averify_run(self, items: Sequence[VerificationItem], batch_size: int = 32) -> VerifierRun:
+        items = list(items)
+        fast = await arun_verifier(self.fast, items, batch_size)
+        routed = self._route(fast.verdicts)
+        judged: VerifierRun | BackendError | None = None
+        if routed:
+            try:
+                judged = await arun_verifier(self.judge, [items[i] for i in routed], batch_size,
+                                             timeout_s=self.judge_timeout_s)
+            except BackendError as exc:
+                judged = exc
+        return self._merge(fast, routed, judged)
+
+    def _merge(self, fast: VerifierRun, routed: list[int], judged: VerifierRun | BackendError | None) -> VerifierRun:
         out = [v.model_copy(update={"reason": _note(f"{_FAST_ONLY} {self.band}, score {v.hallucination_score:.2f}]",
                                                     v.reason)})
-               for v in fast]
-        for i, jv in zip(routed, judged):
-            fv = fast[i]
-            if jv.label is Label.unevaluatable:
-                note = f"{_JUDGE_FAILED} (score {fv.hallucination_score:.2f}): {jv.reason or 'no reason given'}]"
-                out[i] = fv.model_copy(update={"reason": _note(note, fv.reason)})
+               for v in fast.verdicts]
+        unchecked = list(fast.unchecked)
+        for k, i in enumerate(routed):
+            fv = fast.verdicts[i]
+            if isinstance(judged, BackendError):
+                why = f"{type(judged).__name__}: {judged}"
+            elif judged is not None and judged.verdicts[k].label is Label.unevaluatable:
+                why = judged.verdicts[k].reason or "no reason given"
             else:
+                jv = judged.verdicts[k]
                 note = f"{_JUDGED}{jv.verifier or self.judge.name}; fast {fv.label.value} {fv.hallucination_score:.2f}]"
                 out[i] = jv.model_copy(update={"reason": _note(note, jv.reason)})
-        return out
+                continue
+            note = f"{_JUDGE_FAILED} (score {fv.hallucination_score:.2f}): {why}]"
+            out[i] = fv.model_copy(update={"reason": _note(note, fv.reason)})
+            unchecked.append(Unchecked(
+                index=i, check=self.judge.name,
+                reason=f"escalation to the judge did not run (fast verdict kept for claims the fast verifier "
+                       f"was unsure of): {why}",
+            ))
+        if isinstance(judged, VerifierRun):
+            unchecked += [u.model_copy(update={"index": routed[u.index]}) for u in judged.unchecked]
+        return VerifierRun(verdicts=out, unchecked=unchecked)
 
     @staticmethod
     def stats(verdicts: Sequence[ClaimVerdict]) -> CascadeStats:
