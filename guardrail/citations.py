@@ -10,6 +10,12 @@ Bracketed text is ambiguous, so the parser is deliberately narrow: markdown link
 reference definitions ``[1]: url``, checkboxes ``[x]``, JSON arrays (``"ids": [1, 2]``, nested
 ``[[1, 2], [3]]``) and anything inside code are not markers; a lone ``[1, 2, 3]`` in prose is,
 because that is how numeric citations look.
+
+Support is judged at the verifier's threshold (the report's), never at a fixed 0.5: a passage the
+verifier would flag the claim against does not back it. Each distinct (claim, cited passages) pair
+is sent to the verifier once however often the marker repeats, and an answer with more than
+``MAX_MARKERS`` markers is refused with an ``InputError`` (the pipeline reports the citation check
+as skipped) rather than checked for minutes.
 """
 
 from __future__ import annotations
@@ -19,11 +25,15 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from .errors import BackendError
+from .errors import InputError
 from .types import CitationReport, CitationResult, Claim, ClaimVerdict, Evidence, Label, VerificationItem
-from .verifiers.base import Verifier
+from .verifiers.base import Verifier, run_verifier
 
-__all__ = ["CitationMarker", "parse_markers", "strip_markers", "resolve_target", "verify_citations"]
+__all__ = ["CitationMarker", "MAX_MARKERS", "parse_markers", "strip_markers", "resolve_target", "verify_citations"]
+
+#: Most citation markers checked in one answer. A real answer cites a few dozen times at most; an
+#: answer with thousands of markers is degenerate output, and checking it would cost time per marker.
+MAX_MARKERS = 1_000
 
 
 class CitationMarker(BaseModel):
@@ -235,68 +245,64 @@ def verify_citations(
     verifier: Verifier | None,
     make_item: Callable[[Claim, list[Evidence]], VerificationItem],
     require_citations: bool = False,
-    support_threshold: float = 0.5,
+    support_threshold: float | None = None,
+    max_markers: int = MAX_MARKERS,
 ) -> CitationReport:
     """Check every citation attached to ``claims`` against ``evidence``.
 
-    Each marker is judged on its own (one item per marker, all sent in ONE ``verifier.verify``
-    call) because attribution is about the marker: "[1][2]" where only [1] backs the claim has
-    one good and one bad citation. ``make_item`` sees only the cited evidence, so a passage the
-    answer did not cite can never make a citation look supported.
+    Each marker is judged on its own because attribution is about the marker: "[1][2]" where only
+    [1] backs the claim has one good and one bad citation. ``make_item`` sees only the cited
+    evidence, so a passage the answer did not cite can never make a citation look supported. Items
+    go to the verifier in ONE call, one per distinct (claim, cited passages) pair: a marker repeated
+    on the same claim, or "[1]" and "[Source 1]", reuse one verdict.
 
-    ``supports`` is ``hallucination_score < support_threshold`` and ``support_score`` is
-    ``1 - hallucination_score``. An unevaluatable verdict leaves ``supports`` None with the
-    verifier's reason. ``attribution_precision`` is supported / judged citations, where a
-    citation to a missing source is judged unsupported and one the verifier could not evaluate
-    is left out. It is None without a verifier (support unknown, and a precision over the
-    missing sources alone would mislead) and when no citation could be judged. A verifier that cannot run raises ``BackendError``; the caller
-    reports it as a skipped check.
+    ``support_threshold`` defaults to the verifier's ``recommended_threshold`` (else 0.5); pass the
+    report's threshold. A citation ``supports`` its claim when the verdict is ``supported`` or its
+    hallucination score is under the threshold, so a contradicted or unsupported verdict at or above
+    it never counts as support; ``support_score`` is ``1 - hallucination_score``. An unevaluatable
+    verdict, or one whose check did not fully run (a cascade's judge was down), leaves ``supports``
+    None with the reason. ``attribution_precision`` is supported / judged citations, where a
+    citation to a missing source is judged unsupported and one left at None is left out. It is None
+    without a verifier (support unknown, and a precision over the missing sources alone would
+    mislead) and when no citation could be judged.
+
+    Raises ``InputError`` when the claims carry more than ``max_markers`` markers, and
+    ``BackendError`` when the verifier cannot run (anything it raises, a reply of the wrong length);
+    the caller reports either as a skipped check.
     """
+    n_markers = sum(len(c.citations) for c in claims)
+    if n_markers > max_markers:
+        raise InputError(f"the answer has {n_markers:,} citation markers, over the limit of {max_markers:,}; "
+                         "its citations were not checked")
+    if support_threshold is None:
+        support_threshold = float(getattr(verifier, "recommended_threshold", 0.5)) if verifier is not None else 0.5
     by_id = {ev.id: ev for ev in evidence}
     results: list[CitationResult] = []
-    pending: list[tuple[int, VerificationItem]] = []  # (index into results, item)
+    items: list[VerificationItem] = []  # one per distinct (claim, cited passages)
+    item_of: dict[tuple[str, str, tuple[str, ...]], int] = {}
+    judged_by: list[tuple[int, int]] = []  # (index into results, index into items)
     for claim in claims:
         quotes = _quotes(claim.text)
+        seen: dict[str, CitationResult] = {}  # raw marker -> its result, for markers repeated on this claim
         for raw in claim.citations:
-            targets = _marker_targets(raw)
-            resolved = [resolve_target(t, evidence) for t in targets]
-            missing = [t for t, r in zip(targets, resolved) if r is None]
-            ids = list(dict.fromkeys(r for r in resolved if r is not None))
-            cited = [by_id[i] for i in ids]
-            reasons: list[str] = []
-            exists = bool(targets) and not missing
-            if not targets:
-                reasons.append(f"marker {raw!r} names no source")
-            elif missing:
-                reasons.append(f"cited source(s) {', '.join(map(repr, missing))} not among the evidence")
-            quote_ok: bool | None = None
-            if quotes:
-                sources = [_norm_text(ev.text) for ev in cited]
-                bad = [q for q in quotes if not _quote_found(q, sources)]
-                quote_ok = not bad
-                if bad:
-                    reasons.append(f"quoted text {bad[0]!r} not found in the cited source")
-            result = CitationResult(
-                marker=raw,
-                claim_id=claim.id,
-                target_ids=ids,
-                exists=exists,
-                quote_ok=quote_ok,
-                supports=False if not exists else None,
-                reason="; ".join(reasons) or None,
-            )
+            if raw in seen:
+                result = seen[raw].model_copy()
+            else:
+                result = seen[raw] = _citation(claim, raw, quotes, evidence, by_id)
             results.append(result)
-            if exists and verifier is not None:
-                pending.append((len(results) - 1, make_item(claim, cited)))
+            if result.exists and verifier is not None:
+                key = (claim.id, claim.check_text, tuple(result.target_ids))
+                if key not in item_of:
+                    item_of[key] = len(items)
+                    items.append(make_item(claim, [by_id[i] for i in result.target_ids]))
+                judged_by.append((len(results) - 1, item_of[key]))
 
-    if pending and verifier is not None:
-        verdicts = verifier.verify([item for _, item in pending])
-        if len(verdicts) != len(pending):
-            raise BackendError(
-                f"verifier {verifier.name!r} returned {len(verdicts)} verdicts for {len(pending)} citation items"
-            )
-        for (index, _), verdict in zip(pending, verdicts):
-            _apply_verdict(results[index], verdict, support_threshold)
+    if items and verifier is not None:
+        run = run_verifier(verifier, items)
+        unchecked = {u.index: u for u in run.unchecked}
+        for index, k in judged_by:
+            _apply_verdict(results[index], run.verdicts[k], support_threshold,
+                           unchecked[k].reason if k in unchecked else None)
 
     precision: float | None = None
     if verifier is not None:
@@ -306,13 +312,46 @@ def verify_citations(
     return CitationReport(results=results, attribution_precision=precision, uncited_claim_ids=uncited)
 
 
-def _apply_verdict(result: CitationResult, verdict: ClaimVerdict, threshold: float) -> None:
-    if verdict.label is Label.unevaluatable:
-        note = f"support not checked: {verdict.reason or 'verifier could not evaluate'}"
+def _citation(claim: Claim, raw: str, quotes: list[str], evidence: Sequence[Evidence],
+              by_id: dict[str, Evidence]) -> CitationResult:
+    """What one marker on ``claim`` cites and whether its targets exist and hold its quotes (support aside)."""
+    targets = _marker_targets(raw)
+    resolved = [resolve_target(t, evidence) for t in targets]
+    missing = [t for t, r in zip(targets, resolved) if r is None]
+    ids = list(dict.fromkeys(r for r in resolved if r is not None))
+    cited = [by_id[i] for i in ids]
+    reasons: list[str] = []
+    exists = bool(targets) and not missing
+    if not targets:
+        reasons.append(f"marker {raw!r} names no source")
+    elif missing:
+        reasons.append(f"cited source(s) {', '.join(map(repr, missing))} not among the evidence")
+    quote_ok: bool | None = None
+    if quotes:
+        sources = [_norm_text(ev.text) for ev in cited]
+        bad = [q for q in quotes if not _quote_found(q, sources)]
+        quote_ok = not bad
+        if bad:
+            reasons.append(f"quoted text {bad[0]!r} not found in the cited source")
+    return CitationResult(
+        marker=raw,
+        claim_id=claim.id,
+        target_ids=ids,
+        exists=exists,
+        quote_ok=quote_ok,
+        supports=False if not exists else None,
+        reason="; ".join(reasons) or None,
+    )
+
+
+def _apply_verdict(result: CitationResult, verdict: ClaimVerdict, threshold: float, not_run: str | None) -> None:
+    if verdict.label is Label.unevaluatable or not_run is not None:
+        note = f"support not checked: {not_run or verdict.reason or 'verifier could not evaluate'}"
         result.reason = f"{result.reason}; {note}" if result.reason else note
         return
     result.support_score = 1.0 - verdict.hallucination_score
-    result.supports = verdict.hallucination_score < threshold
+    result.supports = verdict.label is Label.supported or verdict.hallucination_score < threshold
     if not result.supports:
-        note = f"cited passage does not support the claim ({verdict.label.value}, score {verdict.hallucination_score:.2f})"
+        note = (f"cited passage does not support the claim ({verdict.label.value}, score "
+                f"{verdict.hallucination_score:.2f} >= threshold {threshold:.2f})")
         result.reason = f"{result.reason}; {note}" if result.reason else note

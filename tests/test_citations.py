@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import pytest
 
-from guardrail.citations import CitationMarker, parse_markers, resolve_target, strip_markers, verify_citations
-from guardrail.errors import BackendError
+from guardrail import Guardrail
+from guardrail.citations import MAX_MARKERS, CitationMarker, parse_markers, resolve_target, strip_markers, verify_citations
+from guardrail.errors import BackendError, InputError
+from guardrail.evidence import EvidenceSelector
+from guardrail.verifiers.cascade import CascadeVerifier
 from guardrail.types import Claim, ClaimVerdict, Evidence, Label, VerificationItem, Window
 
 
@@ -152,6 +156,7 @@ class DictVerifier:
 
     def __init__(self, scores: dict[tuple[str, tuple[str, ...]], float | None], count_offset: int = 0):
         self.scores = scores
+        self.labels: dict[str, Label] = {}  # claim id -> label, overriding the one the score implies
         self.calls: list[list[VerificationItem]] = []
         self.count_offset = count_offset
 
@@ -169,7 +174,7 @@ class DictVerifier:
                     )
                 )
             else:
-                label = Label.supported if score < 0.5 else Label.unsupported
+                label = self.labels.get(item.claim.id) or (Label.supported if score < 0.5 else Label.unsupported)
                 out.append(
                     ClaimVerdict(
                         claim_id=item.claim.id, label=label, confidence=0.9,
@@ -289,8 +294,118 @@ def test_threshold_is_respected() -> None:
     claims = [claim("c1", "Berlin is the capital", ["[2]"])]
     v = DictVerifier({("c1", ("e2",)): 0.4})
     assert verify_citations(claims, EV, verifier=v, make_item=make_item).results[0].supports is True
+    v.labels = {"c1": Label.unsupported}  # the same score, now called a hallucination
     strict = verify_citations(claims, EV, verifier=v, make_item=make_item, support_threshold=0.3)
-    assert strict.results[0].supports is False
+    assert strict.results[0].supports is False and "threshold 0.30" in (strict.results[0].reason or "")
+    v.labels = {}  # a verdict of "supported" is support whatever its score
+    assert verify_citations(claims, EV, verifier=v, make_item=make_item, support_threshold=0.3).results[0].supports is True
+
+
+def test_support_threshold_defaults_to_the_verifiers_calibrated_one() -> None:
+    """Issue 15 item 7: a cited passage that contradicts its claim at 0.22 was support under a fixed 0.5."""
+    claims = [claim("c1", "Berlin is the capital of France", ["[2]"])]
+    v = DictVerifier({("c1", ("e2",)): 0.22})
+    v.labels = {"c1": Label.contradicted}
+    v.recommended_threshold = 0.12
+    (r,) = verify_citations(claims, EV, verifier=v, make_item=make_item).results
+    assert r.supports is False and r.support_score == pytest.approx(0.78)
+    assert "contradicted, score 0.22 >= threshold 0.12" in (r.reason or "")
+    lenient = verify_citations(claims, EV, verifier=v, make_item=make_item, support_threshold=0.5)
+    assert lenient.results[0].supports is True  # an explicit threshold still wins
+
+
+def test_repeated_markers_are_checked_once_per_claim_and_passage() -> None:
+    """Issue 15 stall: 2,000 repeated [1] markers cost one verifier item each (24 s); now one in all."""
+    claims = [claim("c1", "Berlin is the capital", ["[2]"] * 900 + ["[Source 2]", "[1]"]),
+              claim("c2", "Berlin is big", ["[2]", "[2]"])]
+    v = DictVerifier({("c1", ("e2",)): 0.1, ("c1", ("e1",)): 0.9, ("c2", ("e2",)): 0.8})
+    made: list[tuple[str, tuple[str, ...]]] = []
+
+    def counting(c: Claim, docs: list[Evidence]) -> VerificationItem:
+        made.append((c.id, tuple(d.id for d in docs)))
+        return make_item(c, docs)
+
+    report = verify_citations(claims, EV, verifier=v, make_item=counting)
+    assert made == [("c1", ("e2",)), ("c1", ("e1",)), ("c2", ("e2",))]
+    assert len(v.calls) == 1 and len(v.calls[0]) == 3
+    assert len(report.results) == 904
+    assert [r.supports for r in report.results[899:]] == [True, True, False, False, False]
+    assert report.results[0] is not report.results[1]  # repeated results are copies, not one shared object
+    assert report.attribution_precision == pytest.approx(901 / 904)
+
+
+def test_more_markers_than_the_limit_is_an_input_error() -> None:
+    claims = [claim("c1", "Berlin is the capital", ["[2]"] * (MAX_MARKERS + 1))]
+    v = DictVerifier({("c1", ("e2",)): 0.1})
+    with pytest.raises(InputError, match=f"{MAX_MARKERS + 1:,} citation markers, over the limit of {MAX_MARKERS:,}"):
+        verify_citations(claims, EV, verifier=v, make_item=make_item)
+    assert v.calls == []
+    assert len(verify_citations(claims, EV, verifier=v, make_item=make_item, max_markers=MAX_MARKERS + 1).results) == MAX_MARKERS + 1
+
+
+def test_guardrail_reports_too_many_markers_as_a_skipped_citation_check() -> None:
+    g = Guardrail("heuristic", selector=EvidenceSelector(method="bm25"))
+    started = time.perf_counter()
+    report = g.check("Berlin is the capital of Germany " + "[1]" * 5000 + ".", ["Berlin is the capital of Germany."])
+    assert time.perf_counter() - started < 20
+    assert report.citations is None and not report.complete
+    assert [s.check for s in report.skipped] == ["citations"] and "over the limit" in report.skipped[0].reason
+
+
+def test_guardrail_judges_citations_at_its_own_threshold() -> None:
+    v = DictVerifier({})
+    v.scores = _AnyClaim(0.3)
+    g = Guardrail(v, selector=EvidenceSelector(method="bm25"), threshold=0.25)
+    v.labels = _AnyClaim(Label.unsupported)
+    report = g.check("Berlin is the capital of Germany [1].", ["Berlin is the capital of Germany."])
+    assert report.hallucinated and report.citations.results[0].supports is False
+    report = Guardrail(v, selector=EvidenceSelector(method="bm25"), threshold=0.35).check(
+        "Berlin is the capital of Germany [1].", ["Berlin is the capital of Germany."])
+    assert not report.hallucinated and report.citations.results[0].supports is True
+
+
+class _AnyClaim(dict):
+    """A table that answers the same value for every key."""
+
+    def __init__(self, value: object):
+        super().__init__()
+        self.value = value
+
+    def __getitem__(self, key: object) -> object:
+        return self.value
+
+    def get(self, key: object, default: object = None) -> object:
+        return self.value
+
+
+def test_a_verifier_raising_anything_is_a_backend_error() -> None:
+    class Broken:
+        name = "broken"
+
+        def verify(self, items, batch_size=32):
+            return 1 / 0
+
+    with pytest.raises(BackendError, match="verifier 'broken' raised ZeroDivisionError") as info:
+        verify_citations([claim("c1", "Berlin", ["[2]"])], EV, verifier=Broken(), make_item=make_item)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+def test_support_the_cascade_judge_did_not_check_is_left_unknown() -> None:
+    class Fast(DictVerifier):
+        recommended_threshold = 0.5
+
+    class Down:
+        name = "judge"
+
+        def verify(self, items, batch_size=32):
+            raise BackendError("judge unreachable")
+
+    fast = Fast({("c1", ("e2",)): 0.45, ("c2", ("e1",)): 0.05})
+    report = verify_citations([claim("c1", "Berlin is big", ["[2]"]), claim("c2", "Paris", ["[1]"])], EV,
+                              verifier=CascadeVerifier(fast, Down()), make_item=make_item)
+    r1, r2 = report.results
+    assert r1.supports is None and "judge unreachable" in (r1.reason or "")
+    assert r2.supports is True and report.attribution_precision == 1.0
 
 
 def test_verifier_returning_wrong_count_raises() -> None:
