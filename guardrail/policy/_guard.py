@@ -3,6 +3,10 @@
 The facade (``Guardrail.guard``) binds ``check`` to its pipeline and ``policy`` to the tenant's
 policy; everything here takes what it needs as parameters and keeps no state between calls,
 so one set of objects can serve concurrent requests.
+
+A guard never ends in a traceback because a component broke: whatever ``check`` raises that is not
+the caller's own mistake (``InputError``, ``ConfigError``) becomes a ``BackendError`` and then a
+decision under the policy's failure mode, recorded in the audit log like any other.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..errors import BackendError
+from ..errors import BackendError, GuardrailError
 from ..types import CheckReport
 from ._audit import AuditLog
 from ._decision import Decision, decide, decide_failure
@@ -27,6 +31,34 @@ CheckFn = Callable[..., CheckReport]
 
 def _args(answer: str, context: Any, question: str | None) -> tuple[Any, ...]:
     return (answer, context) if question is None else (answer, context, question)
+
+
+def _backend_error(exc: Exception) -> BackendError | None:
+    """``exc`` as the BackendError the failure mode handles, or None for the caller's own errors.
+
+    A custom verifier or extractor may raise anything (ZeroDivisionError, KeyError ...); that is a
+    component that could not run, not bad input, so it must reach the policy and not the caller.
+    """
+    if isinstance(exc, BackendError):
+        return exc
+    if isinstance(exc, GuardrailError):  # InputError / ConfigError: the caller's to fix
+        return None
+    return BackendError(f"check raised {type(exc).__name__}: {exc}")
+
+
+def _safe(check: Callable[..., Any]) -> Callable[..., Any]:
+    """``check`` with every component failure raised as ``BackendError`` (see ``_backend_error``)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return check(*args)
+        except Exception as exc:  # noqa: BLE001 - classified, never swallowed
+            error = _backend_error(exc)
+            if error is None or error is exc:
+                raise
+            raise error from exc
+
+    return run
 
 
 def _finish(decision: Decision, started: float, clock: Callable[[], float]) -> Decision:
@@ -49,11 +81,12 @@ def guard(
     """Check ``answer`` against ``context`` and decide what to show under ``policy``.
 
     ``check(answer, context[, question]) -> CheckReport`` is the pipeline (``Guardrail.check``).
-    A ``BackendError`` from it becomes a decision under the policy's failure mode for the check
-    named "check". Regeneration needs ``llm``; without one, the policy fallback applies with
+    A ``BackendError`` from it, or any exception other than ``InputError`` / ``ConfigError``, becomes
+    a decision under the policy's failure mode for the check named "check". Regeneration needs ``llm``; without one, the policy fallback applies with
     reason regeneration_unavailable. The decision is recorded in ``audit`` when given.
     """
     t0 = clock()
+    check = _safe(check)
     try:
         report = check(*_args(answer, context, question))
     except BackendError as exc:
@@ -89,11 +122,20 @@ async def aguard(
     """Async ``guard``: an async ``check`` (``Guardrail.acheck``) is awaited, a sync one runs in a
     worker thread; the LLM is called through ``achat``; the audit write runs off the event loop."""
 
-    async def run(a: str) -> CheckReport:
+    async def call(a: str) -> CheckReport:
         if inspect.iscoroutinefunction(check):
             return await check(*_args(a, context, question))
         out = await asyncio.to_thread(check, *_args(a, context, question))
         return await out if inspect.isawaitable(out) else out
+
+    async def run(a: str) -> CheckReport:
+        try:
+            return await call(a)
+        except Exception as exc:  # noqa: BLE001 - classified as in guard(), never swallowed
+            error = _backend_error(exc)
+            if error is None or error is exc:
+                raise
+            raise error from exc
 
     t0 = clock()
     try:
