@@ -5,13 +5,19 @@ killed (and a power cut), a reader never blocks the writer, and several processe
 to the same file. Each row keeps the queryable summary in columns and the whole ``Decision``
 (report, reasons, attempts, latencies) as JSON, so an audit can replay why an answer was shown.
 With ``redact=True`` the texts (answer, evidence, claims, rewrites, reasons) are replaced by
-their length before anything touches the disk; codes, scores, ids and hashes are kept.
+their length before anything touches the disk, and what names a document (evidence ids, sources,
+citation markers, metadata values) by a hash keyed with a random salt kept in the log's ``meta``
+table, so joins and counts per document still work within the log; codes, scores, claim ids and
+policy hashes are kept.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -25,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import BackendError, ConfigError
 from ._decision import Decision
 
-__all__ = ["AuditLog", "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus", "redact"]
+__all__ = ["AuditLog", "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus", "redact", "pseudonym"]
 
 SCHEMA_VERSION = 1
 
@@ -54,29 +60,67 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 #: Keys whose string values (or, for mappings, whose values) are user or document text.
-_TEXT_KEYS = frozenset({"answer", "final_text", "text", "question", "statement", "reason", "message", "why", "note", "last_output"})
-_MAP_KEYS = frozenset({"rewrites", "metadata"})
+_TEXT_KEYS = frozenset({
+    "answer", "final_text", "text", "question", "statement", "reason", "message", "why", "note", "last_output",
+    "claim_value", "evidence_value", "subject", "record",
+})
+_MAP_KEYS = frozenset({"rewrites"})
+#: Keys whose string values (or lists of strings) name a document: paths, URLs, titles, ids chosen by
+#: the caller. They are replaced by a keyed hash, so "which claims cited the same passage" and counts
+#: per document still work on a redacted log while the name itself is gone.
+_ID_KEYS = frozenset({"source", "evidence_id", "evidence_ids", "target_ids", "marker", "citations"})
+#: Keys whose whole value is answer content of any shape (the parsed JSON of a structured answer).
+_WHOLE_KEYS = frozenset({"parsed"})
+_HASH_PREFIX = "h:"  # the stand-in stays a plain string, so a redacted row still validates as a Decision
 
 
 def _mask(value: str) -> str:
     return f"[redacted: {len(value)} chars]"
 
 
-def redact(data: Any, _key: str | None = None) -> Any:
-    """A copy of a JSON-like value with every text field replaced by its length."""
+def pseudonym(value: str, key: bytes) -> str:
+    """A stable, keyed stand-in for an identifier: equal inputs give equal outputs within one log
+    (``key`` is the log's own random salt), and without the key a guessable id ("1", "report.pdf")
+    cannot be recovered by hashing candidates."""
+    return _HASH_PREFIX + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+
+
+def redact(data: Any, _key: str | None = None, *, key: bytes = b"") -> Any:
+    """A copy of a JSON-like value with every text replaced by its length and every document
+    identity (evidence ids, sources, citation markers, metadata values) by a keyed hash.
+
+    ``key``: the salt of the hashes; ``AuditLog`` passes its own, so hashes join within one log.
+    """
     if isinstance(data, dict):
         out = {}
         for k, v in data.items():
             if k in _MAP_KEYS and isinstance(v, dict):
                 out[k] = {kk: _mask(vv) if isinstance(vv, str) else "[redacted]" for kk, vv in v.items()}
+            elif k == "metadata" and isinstance(v, dict):
+                # Keys are the caller's field names (title, page, url); their values may name the document.
+                out[k] = {kk: pseudonym(json.dumps(vv, sort_keys=True, default=str), key) for kk, vv in v.items()}
+            elif k in _WHOLE_KEYS and v is not None:
+                out[k] = "[redacted]"
+            elif k == "evidence" and isinstance(v, list):
+                out[k] = [_redact_evidence(e, key) for e in v]
             else:
-                out[k] = redact(v, k)
+                out[k] = redact(v, k, key=key)
         return out
     if isinstance(data, list):
-        return [redact(v, _key) for v in data]
+        return [redact(v, _key, key=key) for v in data]
     if isinstance(data, str) and _key in _TEXT_KEYS:
         return _mask(data)
+    if isinstance(data, str) and _key in _ID_KEYS:
+        return pseudonym(data, key)
     return data
+
+
+def _redact_evidence(item: Any, key: bytes) -> Any:
+    """An evidence record: its ``id`` is a document identity too (only here: claim ids are ours)."""
+    out = redact(item, "evidence", key=key)
+    if isinstance(out, dict) and isinstance(out.get("id"), str):
+        out["id"] = pseudonym(out["id"], key)
+    return out
 
 
 class DriftConfig(BaseModel):
@@ -170,6 +214,9 @@ class AuditLog:
                 self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) != SCHEMA_VERSION:
                 raise ConfigError(f"audit log schema version {row[0]} is not {SCHEMA_VERSION}", file=str(self.path))
+            # OR IGNORE: several processes may open a new log at once; all then read the one that won.
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('redaction_salt', ?)", (secrets.token_hex(32),))
+            self._salt = bytes.fromhex(self._db.execute("SELECT value FROM meta WHERE key = 'redaction_salt'").fetchone()[0])
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open audit log {self.path}: {exc}") from exc
 
@@ -190,7 +237,7 @@ class AuditLog:
         report = decision.report
         data = decision.model_dump(mode="json")
         if self.redact:
-            data = redact(data)
+            data = redact(data, key=self._salt)
         latency = decision.latencies_ms.get("total")
         if latency is None and report is not None:
             latency = report.latencies_ms.get("total")
