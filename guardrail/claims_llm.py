@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
 from .errors import LLMError, LLMResponseError
 from .llm import ChatModel, achat_json, chat_json, locate_quote
-from .types import Claim
+from .claims import Extraction, unchecked_spans
+from .types import Claim, UncheckedSpan
 
 __all__ = ["LLMClaimExtractor", "ClaimExtraction", "DroppedClaim"]
 
@@ -94,6 +95,11 @@ class ClaimExtraction(BaseModel):
         default_factory=list, description="Claims not located in the answer or not grounded in it, with why.")
     used_fallback: bool = False
     reason: str | None = Field(default=None, description="Why the fallback extractor was used.")
+    unchecked: list[UncheckedSpan] = Field(
+        default_factory=list,
+        description="Text of the answer no located claim covers, computed from the claim offsets: what the LLM "
+        "skipped, or what it extracted but could not be placed (guardrail.claims.unchecked_spans).",
+    )
 
 
 def _messages(answer: str, question: str | None) -> list[dict[str, str]]:
@@ -135,6 +141,11 @@ class LLMClaimExtractor:
     def extract(self, answer: str, question: str | None = None) -> list[Claim]:
         return self.extract_detailed(answer, question).claims
 
+    def extract_with_unchecked(self, answer: str, question: str | None = None) -> Extraction:
+        """Claims and the text they leave uncovered (what ``Guardrail`` puts in ``CheckReport.unchecked``)."""
+        result = self.extract_detailed(answer, question)
+        return Extraction(result.claims, result.unchecked)
+
     async def aextract(self, answer: str, question: str | None = None) -> list[Claim]:
         return (await self.aextract_detailed(answer, question)).claims
 
@@ -164,8 +175,9 @@ class LLMClaimExtractor:
         if fallback is None:
             raise exc
         log.warning("LLM claim extraction failed, using %s: %s", type(fallback).__name__, exc)
-        return ClaimExtraction(claims=fallback.extract(answer), used_fallback=True,
-                               reason=f"LLM claim extraction failed: {exc}")
+        claims = fallback.extract(answer)
+        return ClaimExtraction(claims=claims, used_fallback=True, reason=f"LLM claim extraction failed: {exc}",
+                               unchecked=unchecked_spans(answer, claims))
 
     def _locate(self, answer: str, question: str | None, extracted: Sequence[_Extracted]) -> ClaimExtraction:
         located: list[tuple[int, int, str]] = []
@@ -205,7 +217,7 @@ class LLMClaimExtractor:
                   citations=_citations_for(answer, s, e, markers))
             for i, (s, e, st) in enumerate(located)
         ]
-        return ClaimExtraction(claims=claims, dropped=dropped)
+        return ClaimExtraction(claims=claims, dropped=dropped, unchecked=unchecked_spans(answer, claims))
 
     def _find(self, answer: str, quote: str, cursor: int, min_ratio: float | None = None) -> tuple[int, int] | None:
         # Prefer the occurrence at or after the previous claim: the model lists claims in order.

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .citations import parse_markers, verify_citations
-from .claims import ClaimExtractor, SentenceClaimExtractor
+from .claims import ClaimExtractor, SentenceClaimExtractor, unchecked_spans
 from .errors import BackendError, InputError
 from .evidence import EvidenceSelector, normalize_context
 from .limits import check_input_sizes
@@ -31,6 +31,7 @@ from .types import (
     Evidence,
     SchemaResult,
     SkippedCheck,
+    UncheckedSpan,
     VerificationItem,
 )
 from .verifiers import Verifier, VerifierRun, make_verifier, run_verifier, unevaluatable
@@ -61,6 +62,8 @@ class _Prepared:
     # Items that are unevaluatable before any model runs (no context, context over limit).
     preset: dict[str, ClaimVerdict] = field(default_factory=dict)
     skipped: list[SkippedCheck] = field(default_factory=list)
+    # Text no claim covers, with why (guardrail.claims.unchecked_spans).
+    unchecked: list[UncheckedSpan] = field(default_factory=list)
     schema_result: SchemaResult | None = None
     latencies_ms: dict[str, float] = field(default_factory=dict)
 
@@ -194,9 +197,9 @@ class Guardrail:
             # A JSON answer without a schema: every field is a claim, numbers and codes included.
             p.claims = field_claims(answer, parse_structured(answer))
         else:
-            p.claims = self.extractor.extract(answer)
+            p.claims, p.unchecked = self._extract(answer)
         timings["claims"] = _ms(t0)
-        if not p.claims:  # nothing factual to check (greetings, headings): the policy's on_no_claims decides
+        if not p.claims:  # no claim: the policy's on_no_claims (or unchecked_text, for factual spans) decides
             return p
 
         context_chars = sum(len(e.text) for e in evidence)
@@ -217,6 +220,20 @@ class Guardrail:
         p.items = self.selector.select(p.claims, evidence, question)
         timings["evidence_select"] = _ms(t0)
         return p
+
+    def _extract(self, answer: str) -> tuple[list[Claim], list[UncheckedSpan]]:
+        """Claims and the text they leave unchecked, from any extractor.
+
+        An extractor that knows why it skipped text (``extract_with_unchecked``) says so; for
+        any other, the uncovered text is computed from its claim offsets, so no extractor can
+        leave a fact out of the report silently.
+        """
+        detailed = getattr(self.extractor, "extract_with_unchecked", None)
+        if callable(detailed):
+            claims, unchecked = detailed(answer)
+            return list(claims), list(unchecked)
+        claims = self.extractor.extract(answer)
+        return claims, unchecked_spans(answer, claims)
 
     def _structured_claims(self, answer: str, schema: Schema, skipped: list[SkippedCheck]) -> tuple[SchemaResult, list[Claim]]:
         try:
@@ -271,6 +288,7 @@ class Guardrail:
             except (BackendError, InputError) as exc:  # verifier down, or more markers than citations.MAX_MARKERS
                 p.skipped.append(SkippedCheck(check="citations", reason=f"citation support check failed: {exc}"))
             p.latencies_ms["citations"] = _ms(t0)
+        p.skipped.extend(_unevaluated_checks(verdicts, p.skipped))
         # Unevaluatable verdicts carry no score; they surface through report.complete / skipped.
         score = max((v.hallucination_score for v in verdicts if v.label is not Label.unevaluatable), default=0.0)
         flagged = any(v.label in HALLUCINATED_LABELS and v.hallucination_score >= self.threshold for v in verdicts)
@@ -288,8 +306,30 @@ class Guardrail:
             threshold=self.threshold,
             latencies_ms={k: round(v, 3) for k, v in p.latencies_ms.items()},
             skipped=p.skipped,
+            unchecked=p.unchecked,
             verifier=self.verifier.name,
         )
+
+
+def _unevaluated_checks(verdicts: list[ClaimVerdict], skipped: list[SkippedCheck]) -> list[SkippedCheck]:
+    """A ``verify`` SkippedCheck for claims a verifier returned unevaluatable without saying so elsewhere.
+
+    A judge that timed out or a cascade stage that failed hands back unevaluatable verdicts
+    rather than raising; without this entry the report's ``skipped`` list would be empty and the
+    failure visible only verdict by verdict. Abstentions (``non_factual``) are not failures, and
+    claims already named by a skipped check (no context, verifier error) are not listed twice.
+    The check is named ``verify`` (how the policy's failure modes address verdicts); the reason
+    names the verifier.
+    """
+    named = {cid for s in skipped for cid in s.claim_ids}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for v in verdicts:
+        if v.label is Label.unevaluatable and not v.non_factual and v.claim_id not in named:
+            groups.setdefault((v.verifier or "verifier", v.reason or "no reason given"), []).append(v.claim_id)
+    return [
+        SkippedCheck(check="verify", reason=f"verifier '{name}' could not evaluate {len(ids)} claim(s): {why}", claim_ids=ids)
+        for (name, why), ids in groups.items()
+    ]
 
 
 def _ms(t0: float) -> float:

@@ -143,3 +143,27 @@ def test_sentence_fallback_by_name(openai_stub):
     result = extractor(openai_stub, fallback="sentence").extract_detailed("One fact here. Two facts there.")
     expected = claims_mod.SentenceClaimExtractor().extract("One fact here. Two facts there.")
     assert result.used_fallback and result.claims == expected
+
+
+def test_text_the_llm_left_out_is_reported_as_unchecked(openai_stub):
+    # The model extracts the first fact only: the second sentence, which states a fact, must not vanish.
+    openai_stub.add(claims_json(("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1889")))
+    result = extractor(openai_stub).extract_detailed(ANSWER)
+    assert [c.text for c in result.claims] == ["The Eiffel Tower was completed in 1889"]
+    by_text = {u.text: u for u in result.unchecked}
+    left = "It is  330 metres tall and\nstands in Paris"
+    assert left in " ".join(by_text), result.unchecked
+    assert any(u.factual and u.reason == "not_extracted" and "330" in u.text for u in result.unchecked)
+    assert by_text["Hope this helps!"].reason == "pleasantry" and not by_text["Hope this helps!"].factual
+    assert all(ANSWER[u.start : u.end] == u.text for u in result.unchecked)
+    openai_stub.add(claims_json(("The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1889")))
+    claims, unchecked = extractor(openai_stub).extract_with_unchecked(ANSWER)
+    assert [c.text for c in claims] == ["The Eiffel Tower was completed in 1889"] and unchecked == result.unchecked
+
+
+def test_fallback_extraction_reports_unchecked_too(openai_stub):
+    openai_stub.add(Reply(status=500))
+    answer = "One fact here. Anything else?"
+    result = extractor(openai_stub, fallback="sentence").extract_detailed(answer)
+    assert result.used_fallback
+    assert [(u.text, u.reason) for u in result.unchecked] == [("Anything else?", "question")]

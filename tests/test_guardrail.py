@@ -178,3 +178,76 @@ def test_default_verifier_is_the_one_measured_best_end_to_end() -> None:
 
     assert type(make_verifier("default")) is type(make_verifier(DEFAULT_VERIFIER))
     assert Guardrail().verifier.name == make_verifier(DEFAULT_VERIFIER).name
+
+
+# --------------------------------------------------------------------------- unchecked text, unevaluatable verdicts (issue 15)
+
+
+class _TimesOut:
+    """A judge that hands back unevaluatable verdicts instead of raising (as the LLM verifiers do)."""
+
+    name = "judge-stub"
+
+    def verify(self, items, batch_size=32):
+        from guardrail.verifiers import unevaluatable
+
+        return [unevaluatable(it, "LLM timed out after 30 s", self.name) for it in items]
+
+
+def test_unevaluatable_verdicts_add_a_skipped_check_and_the_report_is_not_clean():
+    report = Guardrail(_TimesOut()).check(RIGHT + " It is 330 metres tall.", EIFFEL_CONTEXT)
+    assert len(report.claims) == 2 and all(v.label is Label.unevaluatable for v in report.verdicts)
+    assert not report.hallucinated and not report.complete
+    (skip,) = report.skipped
+    assert skip.check == "verify" and "judge-stub" in skip.reason and "timed out" in skip.reason
+    assert skip.claim_ids == [c.id for c in report.claims]
+    assert "none of the 2 claim(s) could be checked" in report.not_checked_summary()
+
+
+def test_a_verifier_error_is_not_listed_twice():
+    report = Guardrail(_Broken()).check(WRONG, EIFFEL_CONTEXT)
+    assert [s.check for s in report.skipped] == ["verify"]
+
+
+def test_abstentions_are_not_skipped_checks(guard):
+    report = guard.check("The documents do not say when the Eiffel Tower was completed.", EIFFEL_CONTEXT)
+    assert all(v.non_factual for v in report.verdicts if v.label is Label.unevaluatable)
+    assert not report.skipped
+
+
+def test_report_lists_unchecked_text(guard):
+    report = guard.check(RIGHT + " Anything else? Why was it completed in 1889 in Paris?", EIFFEL_CONTEXT)
+    assert [c.text for c in report.claims] == [RIGHT]
+    assert [(u.text, u.reason, u.factual) for u in report.unchecked] == [
+        ("Anything else?", "question", False),
+        ("Why was it completed in 1889 in Paris?", "question", True),
+    ]
+    assert not report.hallucinated and not report.complete
+    assert "1 factual span(s) not checked" in report.not_checked_summary()
+    assert CheckReport.model_validate_json(report.model_dump_json()) == report
+
+
+class _FirstSentenceOnly:
+    """A custom extractor (no extract_with_unchecked): its coverage is computed from its offsets."""
+
+    name = "first"
+
+    def extract(self, answer):
+        from guardrail.types import Claim
+
+        end = answer.index(".") + 1
+        return [Claim(id="c1", text=answer[:end], start=0, end=end)]
+
+
+def test_text_a_custom_extractor_leaves_out_is_unchecked():
+    answer = RIGHT + " It was designed by Gustave Eiffel."
+    report = Guardrail("heuristic", extractor=_FirstSentenceOnly()).check(answer, EIFFEL_CONTEXT)
+    assert [(u.text, u.reason, u.factual) for u in report.unchecked] == [
+        ("It was designed by Gustave Eiffel.", "not_extracted", True)]
+    assert not report.complete
+
+
+def test_an_answer_of_only_unchecked_facts_is_not_complete(guard):
+    report = guard.check("Why is the Eiffel Tower 530 metres tall?", EIFFEL_CONTEXT)
+    assert report.claims == [] and not report.hallucinated
+    assert not report.complete and report.unchecked_factual
