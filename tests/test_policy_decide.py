@@ -342,3 +342,78 @@ def test_no_evidence_is_the_root_cause_over_the_checks_it_made_impossible():
     d = decide(r, pol())
     assert d.action is Action.abstain and d.code is ReasonCode.no_relevant_evidence
     assert {x.check for x in d.reasons if x.code is ReasonCode.check_failed} == {"evidence", "verify"}
+
+
+# --------------------------------------------------------------------------- unchecked factual text (issue 15)
+
+from guardrail.types import UncheckedSpan  # noqa: E402
+
+
+def with_unchecked(report, *spans: tuple[str, bool]):
+    """The report with the given (text, factual) spans of its answer listed as unchecked."""
+    unchecked = []
+    for text, factual in spans:
+        start = report.answer.index(text)
+        unchecked.append(UncheckedSpan(start=start, end=start + len(text), text=text, reason="question", factual=factual))
+    return report.model_copy(update={"unchecked": unchecked})
+
+
+UNCHECKED_ANSWER = "Paris is in France. Why is the tower 530 metres tall?"
+UNCHECKED_SPAN = "Why is the tower 530 metres tall?"
+
+
+def test_unchecked_factual_text_caveats_by_default_and_marks_the_span():
+    r = with_unchecked(make_report(UNCHECKED_ANSWER, [sup("Paris is in France.")]), (UNCHECKED_SPAN, True))
+    d = decide(r, pol())
+    assert d.action is Action.caveat and d.code is ReasonCode.unchecked_text
+    assert "530 metres" in d.reasons[0].message
+    assert [(c.text, c.label) for c in d.caveats] == [(UNCHECKED_SPAN, "unchecked")]
+    assert d.final_text == f"Paris is in France. {UNCHECKED_SPAN} [unverified: not checked against the sources]"
+
+
+def test_unchecked_non_factual_text_changes_nothing():
+    r = with_unchecked(make_report(UNCHECKED_ANSWER, [sup("Paris is in France.")]), (UNCHECKED_SPAN, False))
+    d = decide(r, pol())
+    assert d.action is Action.respond and d.code is ReasonCode.supported
+
+
+@pytest.mark.parametrize(("rule", "action"), [({"action": "abstain"}, Action.abstain), ({"action": "escalate"}, Action.escalate),
+                                              ({"action": "abstain", "fail_open": True}, Action.respond)])
+def test_unchecked_text_rule(rule, action):
+    r = with_unchecked(make_report(UNCHECKED_ANSWER, [sup("Paris is in France.")]), (UNCHECKED_SPAN, True))
+    d = decide(r, pol(rules={"unchecked_text": rule}))
+    assert d.action is action
+    assert any(x.code is ReasonCode.unchecked_text for x in d.reasons)  # recorded even when fail-open
+    if rule.get("fail_open"):
+        assert d.final_text == UNCHECKED_ANSWER
+
+
+def test_an_answer_of_only_unchecked_facts_is_not_no_claims():
+    r = with_unchecked(make_report(UNCHECKED_SPAN, []), (UNCHECKED_SPAN, True))
+    d = decide(r, pol())
+    assert d.action is Action.caveat and d.code is ReasonCode.unchecked_text
+    assert ReasonCode.no_claims not in codes(d)
+    plain = make_report("Anything else?", [])
+    assert decide(plain, pol()).code is ReasonCode.no_claims  # a pure question still is
+
+
+def test_bundled_policies_never_respond_to_unchecked_facts():
+    from pathlib import Path
+
+    from guardrail.policy import PolicyStore
+
+    store = PolicyStore(Path(__file__).resolve().parent.parent / "policies")
+    r = with_unchecked(make_report(UNCHECKED_SPAN, []), (UNCHECKED_SPAN, True))
+    assert decide(r, store.get("default")).action is Action.caveat
+    assert decide(r, store.get("healthcare")).action in (Action.abstain, Action.escalate)
+    assert decide(r, store.get("internal-search")).action is Action.caveat
+
+
+def test_verify_skipped_check_and_unevaluatable_verdicts_are_one_reason():
+    answer = "Paris is in France."
+    r = make_report(answer, [{"text": answer, "label": "unevaluatable", "reason": "LLM timed out"}],
+                    skipped=[SkippedCheck(check="verify", reason="verifier 'judge' could not evaluate 1 claim(s)", claim_ids=["c1"])])
+    d = decide(r, pol())
+    assert d.action is Action.abstain
+    assert [x.check for x in d.reasons if x.code is ReasonCode.check_failed] == ["verify"]
+    assert [c.claim_id for c in decide(r, pol(failure={"default": "caveat"})).caveats] == ["c1"]

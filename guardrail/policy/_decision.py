@@ -7,7 +7,8 @@ give the same decision, and every threshold can be tested at its edge.
 
 Checks that could not run are never a silent pass: each ``SkippedCheck``, each unevaluatable
 verdict and each claim without a verdict becomes a reason whose action comes from the
-policy's failure mode for that check.
+policy's failure mode for that check. Factual text no claim covers (``CheckReport.unchecked``)
+is one too: ``rules.unchecked_text`` decides it, and it is never read as "no claims".
 """
 
 from __future__ import annotations
@@ -135,6 +136,11 @@ def analyse(report: CheckReport, policy: Policy) -> Analysis:
         label = v.label
         if label is Label.partially_supported and partial and v.hallucination_score >= th:
             label = Label.unsupported
+        if label in (Label.supported, Label.partially_supported) and th < report.threshold \
+                and v.hallucination_score >= th:
+            # A tenant threshold below the verifier's (fitted by `guardrail calibrate` for more recall):
+            # the verifier called it supported only because its own bar was higher.
+            label = Label.unsupported
         labels[claim.id] = label.value
         if label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= th:
             flagged.append(claim.id)
@@ -159,6 +165,11 @@ def _exceeds(value: float, bound: float) -> bool:
 
 def _below(value: float, bound: float) -> bool:
     return bound - value > _EPS
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
 def _ids(ids: list[str]) -> str:
@@ -197,11 +208,27 @@ def _reasons(report: CheckReport, policy: Policy, a: Analysis) -> list[Reason]:
         skipped.append(SkippedCheck(check="schema", reason="no schema result in the report, but the policy requires one"))
     for s in skipped:
         r.append(_failure(s.check, s.reason, list(s.claim_ids), policy))
-    if a.unevaluated:
+    # Claims a 'verify' skipped check already names (the pipeline lists unevaluatable verdicts there) are not
+    # listed twice: it is the same check under the same failure mode.
+    in_verify = {cid for s in skipped if s.check == "verify" for cid in s.claim_ids}
+    unevaluated = [c for c in a.unevaluated if c not in in_verify]
+    if unevaluated:
         why = "; ".join(
-            sorted({(v.reason or "no reason given") if (v := report.verdict_for(c)) else "no verdict" for c in a.unevaluated})
+            sorted({(v.reason or "no reason given") if (v := report.verdict_for(c)) else "no verdict" for c in unevaluated})
         )
-        r.append(_failure("verify", f"{len(a.unevaluated)} claim(s) not evaluated: {why}", a.unevaluated, policy))
+        r.append(_failure("verify", f"{len(unevaluated)} claim(s) not evaluated: {why}", unevaluated, policy))
+
+    # 1b. Factual text that no claim covers: not checked, so not passed.
+    unchecked = report.unchecked_factual
+    if unchecked:
+        rule = rules.unchecked_text
+        what = "; ".join(f"{u.reason} \u201c{_clip(u.text)}\u201d" for u in unchecked[:4]) + (
+            f" (+{len(unchecked) - 4})" if len(unchecked) > 4 else ""
+        )
+        r.append(Reason(
+            code=ReasonCode.unchecked_text, action=Action.respond if rule.fail_open else rule.action,
+            message=f"{len(unchecked)} factual span(s) not checked: {what}" + ("; fail-open" if rule.fail_open else ""),
+        ))
 
     # 2. Evidence that cannot answer at all.
     if report.evidence and a.evaluated and len(a.unsupported) == len(a.evaluated):
@@ -288,7 +315,7 @@ def _reasons(report: CheckReport, policy: Policy, a: Analysis) -> list[Reason]:
             code=ReasonCode.flagged_claim, action=rules.flagged.action, claim_ids=a.flagged,
             message=f"{len(a.flagged)} flagged claim(s): {_ids(a.flagged)}",
         ))
-    if not report.claims and "claims" not in names:
+    if not report.claims and "claims" not in names and not unchecked:
         r.append(Reason(code=ReasonCode.no_claims, action=policy.claims.on_no_claims, message="the answer holds no checkable claim"))
     if not r:
         r.append(Reason(code=ReasonCode.supported, action=Action.respond, message=f"all {len(a.evaluated)} claim(s) supported"))
@@ -313,11 +340,20 @@ def _caveats(report: CheckReport, policy: Policy, a: Analysis, reasons: list[Rea
             continue
         for cid in reason.claim_ids:
             why.setdefault(cid, _CATEGORY.get(reason.code, a.labels.get(cid, "unevaluatable")))
-    return [
+    marks = [
         Caveat(claim_id=c.id, start=c.start, end=c.end, text=c.text, label=why[c.id], note=note_for(why[c.id], policy.caveat))
         for c in report.claims
         if c.id in why
     ]
+    if any(r.code is ReasonCode.unchecked_text and r.action is not Action.respond for r in reasons):
+        # Unchecked factual spans are marked where they stand; they are not claims, so their id names the span.
+        marks += [
+            Caveat(claim_id=f"unchecked@{u.start}-{u.end}", start=u.start, end=u.end, text=u.text, label="unchecked",
+                   note=note_for("unchecked", policy.caveat))
+            for u in report.unchecked_factual
+        ]
+        marks.sort(key=lambda c: (c.start, -c.end))
+    return marks
 
 
 def text_for(action: Action, code: ReasonCode, answer: str, caveats: list[Caveat], policy: Policy) -> tuple[str, list[Caveat]]:

@@ -36,6 +36,7 @@ __all__ = [
     "ConfidenceRule",
     "ErrorTypeRule",
     "ConflictRule",
+    "UncheckedTextRule",
     "CitationPolicy",
     "SchemaPolicy",
     "FailurePolicy",
@@ -83,6 +84,7 @@ class ReasonCode(str, Enum):
     regeneration_failed = "regeneration_failed"
     regeneration_unavailable = "regeneration_unavailable"
     context_conflict = "context_conflict"
+    unchecked_text = "unchecked_text"
 
 
 class FailMode(str, Enum):
@@ -141,7 +143,8 @@ class ClaimsPolicy(_Strict):
         default=Action.respond,
         description=(
             "Action when the answer holds no checkable claim (for example 'I don't know.'). The reason "
-            "no_claims is recorded either way."
+            "no_claims is recorded either way. An answer whose only text is factual but unchecked is not 'no "
+            "claims': rules.unchecked_text decides it."
         ),
     )
 
@@ -238,6 +241,23 @@ class ConflictRule(_Strict):
     )
 
 
+class UncheckedTextRule(_Strict):
+    """Factual text no claim covers (CheckReport.unchecked with factual true) is never a silent pass."""
+
+    action: Action = Field(
+        default=Action.caveat,
+        description=(
+            "Action when part of the answer looks like it states a fact but was not checked (a question that "
+            "presupposes a figure, text an LLM extractor left out). caveat marks the unchecked spans; reason code "
+            "unchecked_text. Also what an answer made only of such spans gets, instead of claims.on_no_claims."
+        ),
+    )
+    fail_open: bool = Field(
+        default=False,
+        description="true lets such answers through (respond) whatever action says; the reason unchecked_text is still recorded.",
+    )
+
+
 class RulesPolicy(_Strict):
     """Thresholds over the verdicts. Every rule that fires adds a reason; the most severe action wins."""
 
@@ -249,6 +269,7 @@ class RulesPolicy(_Strict):
     confidence: ConfidenceRule = Field(default_factory=ConfidenceRule, description="Verifier confidence.")
     error_types: ErrorTypeRule = Field(default_factory=ErrorTypeRule, description="Severity of the kind of mistake.")
     context_conflict: ConflictRule = Field(default_factory=ConflictRule, description="Passages that disagree.")
+    unchecked_text: UncheckedTextRule = Field(default_factory=UncheckedTextRule, description="Factual text that was not checked.")
 
 
 # --------------------------------------------------------------------------- citations / schema
@@ -401,10 +422,12 @@ class CaveatPolicy(_Strict):
             "unevaluatable": "could not be checked",
             "citation": "its citation does not check out",
             "low_confidence": "not verified with confidence",
+            "unchecked": "not checked against the sources",
         },
         description=(
             "The {note} text per verdict label (contradicted, unsupported, partially_supported, unevaluatable), "
-            "'citation' for a claim marked because of its citation and 'low_confidence' for one marked because the verifier was unsure."
+            "'citation' for a claim marked because of its citation, 'low_confidence' for one marked because the verifier was unsure "
+            "and 'unchecked' for factual text that no claim covered."
         ),
     )
 
@@ -421,7 +444,7 @@ class CaveatPolicy(_Strict):
     @field_validator("notes")
     @classmethod
     def _known_labels(cls, v: dict[str, str]) -> dict[str, str]:
-        allowed = {"contradicted", "unsupported", "partially_supported", "unevaluatable", "citation", "low_confidence"}
+        allowed = {"contradicted", "unsupported", "partially_supported", "unevaluatable", "citation", "low_confidence", "unchecked"}
         unknown = sorted(set(v) - allowed)
         if unknown:
             raise ValueError(f"unknown verdict label(s) {unknown}; allowed: {sorted(allowed)}")
