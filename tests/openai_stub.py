@@ -15,6 +15,7 @@ Usage (pytest puts ``tests/`` on ``sys.path``)::
         openai_stub.add(Reply(body="{not json"))    # raw malformed body, status 200
         openai_stub.add(Reply(content="x", drip=0.2))  # body trickles one byte per 0.2 s
         openai_stub.add(Reply(content="yes", logprobs=[("yes", -0.01)]))  # with choice logprobs
+        openai_stub.add(Reply(pieces=["Hel", "lo."], finish_reason=None))  # "stream": true, cut: no finish reason
         client = OpenAIChat(base_url=openai_stub.base_url, model="stub")
         ...
         assert openai_stub.requests[0]["json"]["messages"][0]["role"] == "system"
@@ -55,10 +56,14 @@ class Reply:
     delay: float = 0.0
     body: str | None = None
     logprobs: list[tuple[str, float]] | None = None
-    finish_reason: str = "stop"
+    finish_reason: str | None = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     #: Send the body one byte every ``drip`` seconds (a server that trickles: no read timeout fires).
     drip: float = 0.0
+    #: For ``"stream": true`` requests: the content deltas, sent as server-sent events ``gap`` seconds
+    #: apart, then a chunk with ``finish_reason`` (none when it is None: a stream the server cut) and [DONE].
+    pieces: list[str] | None = None
+    gap: float = 0.0
 
 
 Responder = Callable[[dict[str, Any]], "Reply | str"]
@@ -73,6 +78,8 @@ class ScriptedOpenAI:
         self.responder = responder
         self.model_id = model_id
         self.requests: list[dict[str, Any]] = []
+        #: ``time.monotonic()`` when each streamed reply ended (requests carry "arrived" the same way).
+        self.streams_done: list[float] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -122,7 +129,8 @@ class ScriptedOpenAI:
                 except json.JSONDecodeError:
                     self._send(400, _error_body(400, "request body is not JSON"))
                     return
-                request = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "json": payload}
+                request = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "json": payload,
+                           "arrived": time.monotonic()}
                 with stub._lock:
                     stub.requests.append(request)
                     reply = stub._queue.popleft() if stub._queue else None
@@ -133,12 +141,42 @@ class ScriptedOpenAI:
                     return
                 if reply.delay and stub._closing.wait(reply.delay):
                     return  # server closing: drop the request
+                if payload.get("stream") and reply.status == 200 and reply.body is None:
+                    self._stream(reply, payload)
+                    return
                 if reply.body is not None:
                     self._send(reply.status, reply.body, reply.headers, reply.drip)
                 elif reply.status != 200:
                     self._send(reply.status, _error_body(reply.status, reply.content or "scripted error"), reply.headers)
                 else:
                     self._send(200, json.dumps(_completion(reply, payload, stub.model_id)), reply.headers, reply.drip)
+
+            def _stream(self, reply: Reply, request: dict[str, Any]) -> None:
+                pieces = reply.pieces if reply.pieces is not None else [reply.content or ""]
+                model = request.get("model") or stub.model_id
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for piece in pieces:
+                        self._event(_chunk(model, {"content": piece}, None))
+                        if reply.gap and stub._closing.wait(reply.gap):
+                            return
+                    if reply.finish_reason is not None:
+                        self._event(_chunk(model, {}, reply.finish_reason))
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                finally:
+                    with stub._lock:
+                        stub.streams_done.append(time.monotonic())
+                    self.close_connection = True
+
+            def _event(self, data: dict[str, Any]) -> None:
+                self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
+                self.wfile.flush()
 
             def _send(self, status: int, body: str, headers: dict[str, str] | None = None, drip: float = 0.0) -> None:
                 data = body.encode()
@@ -208,6 +246,11 @@ def _completion(reply: Reply, request: dict[str, Any], model_id: str) -> dict[st
         "choices": [choice],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
+
+
+def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
+    return {"id": "chatcmpl-stub-stream", "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]}
 
 
 def free_port() -> int:

@@ -25,8 +25,9 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 import guardrail_langchain
 from guardrail.errors import ConfigError, InputError
-from guardrail.policy import Action, PolicyStore, ReasonCode
+from guardrail.policy import Action, FailMode, PolicyStore, ReasonCode
 from guardrail_langchain import EvidenceCollector, GuardedChunk, GuardedOutput, GuardrailEmbeddings, GuardrailRunnable
+from openai_stub import Reply, openai_stub  # noqa: F401  (fixture)
 from test_policy_helpers import lexical_check
 
 REPO = Path(__file__).resolve().parent.parent
@@ -287,7 +288,8 @@ async def test_astream_dict_passes_other_keys_through_and_reports_events(retriev
     assert any("context" in c for c in chunks) and any(c.get("question") == Q_EIFFEL for c in chunks)
     model.i = 0
     events = [e async for e in guarded.astream_events(Q_EIFFEL, version="v2") if e["event"] == "on_custom_event"]
-    assert [e["name"] for e in events] == ["guardrail_segment", "guardrail_segment"]
+    # Was: only segment events; the decision event invoke dispatches was missing from streams.
+    assert [e["name"] for e in events] == ["guardrail_segment", "guardrail_segment", "guardrail_decision"]
     assert all(e["data"].action is Action.respond for e in events)
 
 
@@ -301,6 +303,39 @@ def test_invoke_dispatches_the_decision_event(retriever):
     model = FakeListChatModel(responses=[SUPPORTED])
     GuardrailRunnable(rag(retriever, model), guardrail=lexical_check, policy=LENIENT).invoke(Q_EIFFEL, {"callbacks": [Events()]})
     assert [n for n, _ in seen] == ["guardrail_decision"] and seen[0][1].action is Action.respond
+
+
+def _no_claims_check(answer, context, question=None):
+    """``lexical_check`` with the project's extractor; no claim is left to ``on_no_claims`` (as ``Guardrail.check``)."""
+    from guardrail.claims import SentenceClaimExtractor
+
+    report = lexical_check(answer, context, question, extractor=SentenceClaimExtractor())
+    return report if report.claims else report.model_copy(update={"skipped": []})
+
+
+@pytest.mark.parametrize("answer", ["Sure!\n\nHappy to help.", "Sure! " + SUPPORTED, ONE_WRONG])
+async def test_stream_and_astream_decide_and_report_as_invoke(retriever, answer):
+    # Was: "Sure!" streamed although healthcare (on_no_claims: abstain) withheld it on invoke, and
+    # streams dispatched no guardrail_decision event.
+    seen: list[tuple[str, Any]] = []
+
+    class Events(BaseCallbackHandler):
+        def on_custom_event(self, name, data, **kwargs):
+            seen.append((name, data))
+
+    model = FakeListChatModel(responses=[answer] * 3)
+    guarded = GuardrailRunnable(rag(retriever, model), guardrail=_no_claims_check, policy=STORE, find_chain_llm=False)
+    config = {**tenant("healthcare"), "callbacks": [Events()]}
+    invoked = guarded.with_report().invoke(Q_EIFFEL, config)
+    streamed = "".join(guarded.stream(Q_EIFFEL, config))
+    astreamed = "".join([c async for c in guarded.astream(Q_EIFFEL, config)])
+    decisions = [d for n, d in seen if n == "guardrail_decision"]
+    assert len(decisions) == 3  # one per answer: invoke, stream, astream
+    for d in decisions[1:]:
+        assert (d.action, d.code) == (invoked.decision.action, invoked.decision.code)
+    if invoked.decision.action is Action.abstain:
+        assert invoked.output.strip() in streamed and invoked.output.strip() in astreamed
+        assert "Sure" not in streamed or invoked.decision.report.claims  # text without claims shown only beside a claim
 
 
 # --------------------------------------------------------------------------------------------- real guardrail
@@ -323,3 +358,54 @@ def test_public_surface():
     assert sorted(guardrail_langchain.__all__) == sorted([
         "GuardrailRunnable", "GuardedOutput", "GuardedChunk", "EvidenceCollector", "GuardrailEmbeddings",
         "documents_to_evidence", "find_chat_model"])
+
+
+# --------------------------------------------------------------------------------------------- a real OpenAI-compatible stream
+
+STREAMED = ["The Eiffel Tower is ", "330 metres tall.", " It was completed in ", "18"]
+
+
+def _openai_chain(stub_url: str, retriever):
+    from langchain_openai import ChatOpenAI
+
+    model = ChatOpenAI(base_url=stub_url, api_key="sk-stub", model="stub", max_retries=0, timeout=10)
+    return rag(retriever, model), model
+
+
+@pytest.mark.parametrize("finish", [None, "length"])
+def test_a_stream_cut_short_is_a_failure_never_a_shorter_answer(openai_stub, retriever, finish):
+    # Was (issue 15, item 4): llama.cpp cut the answer stream and the fragment ("... in 18") was shown
+    # as the whole answer. Now the fragment is withheld under fail-closed and the decision says why.
+
+    openai_stub.add(Reply(pieces=STREAMED, finish_reason=finish), Reply(pieces=STREAMED, finish_reason=finish))
+    chain, _ = _openai_chain(openai_stub.base_url, retriever)
+    closed = LENIENT.model_copy(update={"failure": LENIENT.failure.model_copy(update={"checks": {"stream": FailMode.closed}})})
+    seen = []
+
+    class Events(BaseCallbackHandler):
+        def on_custom_event(self, name, data, **kwargs):
+            seen.append((name, data))
+
+    guarded = GuardrailRunnable(chain, guardrail=lexical_check, policy=closed, find_chain_llm=False)
+    text = "".join(guarded.stream(Q_EIFFEL, {"callbacks": [Events()]}))
+    assert text == f"The Eiffel Tower is 330 metres tall.\n\n{closed.abstain.message_for(ReasonCode.check_failed)}"
+    decision = [d for n, d in seen if n == "guardrail_decision"][0]
+    assert decision.action is Action.abstain and decision.code is ReasonCode.check_failed
+    assert "StreamInterrupted" in decision.error
+    # The library's own default (internal-search: fail caveat) shows the fragment, marked as unchecked.
+    text = "".join(GuardrailRunnable(chain, guardrail=lexical_check, policy=LENIENT, find_chain_llm=False).stream(Q_EIFFEL))
+    assert text.endswith(LENIENT.caveat.general_note) and "in 18" in text
+
+
+def test_the_rewrite_waits_until_the_answer_stream_has_ended(openai_stub, retriever):
+    # Was: the rewrite request went to the server while it was still streaming the answer (one slot
+    # on llama.cpp: the answer stream was cut).
+
+    answer = ["It was completed in 1887 ", "for the World's Fair.", " The Eiffel Tower ", "is 330 metres tall.",
+              " The tower is repainted ", "every seven years."]
+    openai_stub.add(Reply(pieces=answer, gap=0.05), Reply(content='{"c1": "It was completed in 1889 for the World\'s Fair."}'))
+    chain, _ = _openai_chain(openai_stub.base_url, retriever)
+    guarded = GuardrailRunnable(chain, guardrail=lexical_check, policy=LENIENT)
+    text = "".join(guarded.stream(Q_EIFFEL))
+    assert text.startswith("It was completed in 1889 for the World's Fair. The Eiffel Tower is 330 metres tall.")
+    assert len(openai_stub.requests) == 2 and openai_stub.requests[1]["arrived"] >= openai_stub.streams_done[0]

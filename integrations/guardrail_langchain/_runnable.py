@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackManager
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
@@ -30,10 +30,10 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import Input, Output
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from guardrail.errors import ConfigError, InputError
+from guardrail.errors import ConfigError, InputError, StreamInterrupted
 from guardrail.llm import ChatModel, LangChainChat
 from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard, resolve_policy
-from guardrail.streaming import CheckedSegment, acheck_stream, check_stream
+from guardrail.streaming import CheckedSegment, StreamGuard, arun_stream, run_stream
 
 from ._evidence import EvidenceCollector, documents_to_evidence
 
@@ -214,6 +214,66 @@ class _Shape:
         return text
 
 
+class _StreamEnd(BaseCallbackHandler):
+    """Did the chat model say it had finished? One per stream.
+
+    Chat models that name their provider on each chunk (``response_metadata["model_provider"]``,
+    as langchain-openai does for every OpenAI-compatible server, llama.cpp included) send the
+    finish reason on their last chunk. A stream of theirs that ends without one was cut (a
+    dropped connection, a one-slot server that took another request), and one that ends on
+    "length" / "max_tokens" stopped mid-answer: both are ``StreamInterrupted``, which the
+    checked stream hands to the policy's failure mode, never a shorter complete answer. Models
+    that do not name a provider (test fakes, custom runnables) give nothing to judge by.
+    """
+
+    CUT = ("length", "max_tokens")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.provider: str | None = None
+        self.finish: str | None = None
+        self.chars = 0
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        """A chat model run of the wrapped chain ended (its chunks may reach us parsed to text):
+        the last run is the one that wrote the answer."""
+        gens = getattr(response, "generations", None) or [[]]
+        gen = gens[0][0] if gens and gens[0] else None
+        msg = getattr(gen, "message", None)
+        if isinstance(msg, BaseMessage):
+            self.provider, self.finish, self.chars = None, None, 0
+            self.see(msg)
+            info = getattr(gen, "generation_info", None) or {}
+            if info.get("finish_reason"):
+                self.finish = str(info["finish_reason"])
+
+    def see(self, chunk: Any) -> None:
+        msg = chunk
+        if isinstance(chunk, Mapping):
+            msg = next((v for v in chunk.values() if isinstance(v, BaseMessage)), None)
+        if not isinstance(msg, BaseMessage):
+            return
+        meta = msg.response_metadata or {}
+        self.provider = self.provider or meta.get("model_provider")
+        reason = meta.get("finish_reason") or meta.get("stop_reason")
+        if reason:
+            self.finish = str(reason)
+        if isinstance(msg.content, str):
+            self.chars += len(msg.content)
+
+    def check(self) -> None:
+        if self.provider is None:
+            return
+        if self.finish is None:
+            raise StreamInterrupted(
+                f"the {self.provider} answer stream ended after {self.chars} characters without a finish reason "
+                "(connection dropped or the server cut it)")
+        if self.finish in self.CUT:
+            raise StreamInterrupted(f"the {self.provider} answer stopped at its token limit "
+                                    f"(finish reason {self.finish!r}) after {self.chars} characters",
+                                    finish_reason=self.finish)
+
+
 # --------------------------------------------------------------------------------------------- runnable
 
 
@@ -359,12 +419,16 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
             collectors=_collectors(config),
         )
 
-    def _chain_config(self, config: RunnableConfig, run_manager: Any, call: _Call) -> RunnableConfig:
-        """The chain runs as our child, with a collector of its own for this call only."""
+    def _chain_config(self, config: RunnableConfig, run_manager: Any, call: _Call,
+                      end: _StreamEnd | None = None) -> RunnableConfig:
+        """The chain runs as our child, with a collector of its own for this call only (and, when
+        streaming, the watcher of its chat model's finish reason)."""
         collector = EvidenceCollector()
         call.collectors.append(collector)
         callbacks = run_manager.get_child()
         callbacks.add_handler(collector, inherit=True)
+        if end is not None:
+            callbacks.add_handler(end, inherit=True)
         return patch_config(config, callbacks=callbacks)
 
     def _answer(self, output: Any, call: _Call) -> str:
@@ -469,10 +533,11 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
             yield out
 
     def _transform(self, inputs: Iterator[Any], run_manager: Any, config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        end = _StreamEnd()
         if self.chain is not None:
             final = _accumulate(inputs)
             call = self._start(final, config, run_manager)
-            upstream: Iterator[Any] = self.chain.stream(final, self._chain_config(config, run_manager, call), **kwargs)
+            upstream: Iterator[Any] = self.chain.stream(final, self._chain_config(config, run_manager, call, end), **kwargs)
         else:
             call = self._start(None, config, run_manager)
             upstream = inputs
@@ -480,13 +545,16 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
 
         def texts() -> Iterator[str]:
             for chunk in upstream:
+                end.see(chunk)
                 text = self._absorb(chunk, call, shape, parts)
                 if text:
                     yield text
+            end.check()
 
         check, _ = self._checks()
+        sg = StreamGuard(call.evidence, check=check, **self._stream_kwargs(call, config))
         try:
-            for seg in check_stream(texts(), call.evidence, check=check, **self._stream_kwargs(call, config)):
+            for seg in run_stream(sg, texts()):
                 yield from self._passthrough(parts, call)
                 dispatch_custom_event(SEGMENT_EVENT, seg, config=config)
                 yield from self._release(seg, shape, call)
@@ -495,13 +563,16 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
             close = getattr(upstream, "close", None)
             if callable(close):
                 close()
+        if sg.decision is not None:  # the whole answer's decision, once per stream, as invoke dispatches it
+            dispatch_custom_event(DECISION_EVENT, sg.decision, config=config)
 
     async def _atransform(self, inputs: AsyncIterator[Any], run_manager: Any, config: RunnableConfig,
                           **kwargs: Any) -> AsyncIterator[Any]:
+        end = _StreamEnd()
         if self.chain is not None:
             final = await _aaccumulate(inputs)
             call = await self._astart(final, config, run_manager)
-            upstream: AsyncIterator[Any] = self.chain.astream(final, self._chain_config(config, run_manager, call), **kwargs)
+            upstream: AsyncIterator[Any] = self.chain.astream(final, self._chain_config(config, run_manager, call, end), **kwargs)
         else:
             call = await self._astart(None, config, run_manager)
             upstream = inputs
@@ -509,12 +580,15 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
 
         async def texts() -> AsyncIterator[str]:
             async for chunk in upstream:
+                end.see(chunk)
                 text = self._absorb(chunk, call, shape, parts)
                 if text:
                     yield text
+            end.check()
 
         _, acheck = self._checks()
-        async for seg in acheck_stream(texts(), call.evidence, check=acheck, **self._stream_kwargs(call, config)):
+        sg = StreamGuard(call.evidence, check=acheck, **self._stream_kwargs(call, config))
+        async for seg in arun_stream(sg, texts()):
             for out in self._passthrough(parts, call):
                 yield out
             await adispatch_custom_event(SEGMENT_EVENT, seg, config=config)
@@ -522,6 +596,8 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
                 yield out
         for out in self._passthrough(parts, call):
             yield out
+        if sg.decision is not None:
+            await adispatch_custom_event(DECISION_EVENT, sg.decision, config=config)
 
     def _stream_kwargs(self, call: _Call, config: RunnableConfig) -> dict[str, Any]:
         kw = self._guard_kwargs(call, config)
