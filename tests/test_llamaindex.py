@@ -168,13 +168,39 @@ class NoAnswerEngine(CustomQueryEngine):
         return Response(response=None, source_nodes=self.retriever.retrieve(query_str))
 
 
-def test_empty_answer_is_not_checked_and_says_why(index):
+def test_empty_answer_is_no_answer_never_a_pass(index):
+    # Was: returned unchecked with no decision (a silent pass).
     guarded = GuardedQueryEngine(NoAnswerEngine(retriever=index.as_retriever(similarity_top_k=1)), guardrail=lexical_check)
     resp = guarded.query(Q_EIFFEL)
-    assert resp.response is None and len(resp.source_nodes) == 1
-    assert resp.metadata["guardrail"] is None and "empty answer" in resp.metadata["guardrail_skipped"]
+    d = resp.metadata["guardrail"]
+    assert len(resp.source_nodes) == 1 and "empty answer" in resp.metadata["guardrail_skipped"]
+    assert d.action is Action.abstain and d.code is ReasonCode.no_claims and resp.response == d.final_text
     resp = asyncio.run(guarded.aquery(Q_EIFFEL))  # CustomQueryEngine's async path: the sync one
-    assert resp.metadata["guardrail"] is None
+    assert resp.metadata["guardrail"].action is Action.abstain
+
+
+class PlaceholderEngine(CustomQueryEngine):
+    """What LlamaIndex's synthesizers return when nothing was retrieved."""
+
+    def custom_query(self, query_str: str) -> Response:
+        return Response(response="Empty Response", source_nodes=[])
+
+
+@pytest.mark.parametrize("tenant", ["default", "healthcare"])
+def test_empty_response_placeholder_is_not_checked_as_a_claim(tenant):
+    # Was: "Empty Response" went to the checker as a factual claim.
+    checked = []
+
+    def check(answer, context, question=None):
+        checked.append(answer)
+        return lexical_check(answer, context, question)
+
+    guarded = GuardedQueryEngine(PlaceholderEngine(), guardrail=check, policy=STORE, tenant=tenant)
+    for resp in (guarded.query(Q_EIFFEL), asyncio.run(guarded.aquery(Q_EIFFEL))):
+        d = resp.metadata["guardrail"]
+        assert checked == [] and d.report.claims == []
+        assert d.action is Action.abstain and resp.response == STORE.get(tenant).abstain.message_for(ReasonCode.no_claims)
+        assert "Empty Response" in resp.metadata["guardrail_skipped"] and "Empty Response" not in resp.response
 
 
 def test_llamaindex_llm_adapter_and_argument_errors(index):

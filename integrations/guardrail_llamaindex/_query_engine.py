@@ -18,13 +18,35 @@ from llama_index.core.base.response.schema import AsyncStreamingResponse, Respon
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from guardrail.errors import ConfigError, InputError
-from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard, resolve_policy
-from guardrail.types import Evidence
+from guardrail.policy import Action, Decision, Policy, PolicyStore, Reason, ReasonCode, aguard, decide, guard, resolve_policy
+from guardrail.types import CheckReport, Evidence
 
-__all__ = ["GuardedQueryEngine", "nodes_to_evidence"]
+__all__ = ["GuardedQueryEngine", "nodes_to_evidence", "non_answer_decision", "EMPTY_RESPONSE"]
 
 #: Key of the ``Decision`` in ``Response.metadata``.
 DECISION_KEY = "guardrail"
+#: What LlamaIndex's synthesizers return when they had nothing to answer from (no nodes retrieved):
+#: a placeholder, not an answer. It is never checked as a claim, nor shown as if it were an answer.
+EMPTY_RESPONSE = "Empty Response"
+
+
+def non_answer_decision(answer: str, evidence: list[Evidence], policy: Policy, why: str) -> Decision:
+    """The decision for a response that is no answer (empty, or the "Empty Response" placeholder).
+
+    The policy's ``on_no_claims`` rule is what speaks for an answer with nothing to check, so it is
+    decided from a report with no claims; but a placeholder is never shown as the answer: a respond
+    or caveat becomes abstain (the abstain message). An escalation stays an escalation.
+    """
+    report = CheckReport(answer=answer, evidence=evidence, hallucination_score=0.0, hallucinated=False,
+                         threshold=policy.claims.score_threshold if policy.claims.score_threshold is not None else 0.5)
+    decided = decide(report, policy)
+    if decided.action is Action.escalate:
+        return decided
+    reason = Reason(code=ReasonCode.no_claims, action=Action.abstain, message=f"no answer to check or show: {why}")
+    return decided.model_copy(update={
+        "action": Action.abstain, "code": ReasonCode.no_claims, "reasons": [*decided.reasons, reason], "caveats": [],
+        "final_text": policy.abstain.message_for(ReasonCode.no_claims),
+    })
 
 
 def nodes_to_evidence(nodes: Sequence[NodeWithScore], *, id_key: str = "evidence_id") -> list[Evidence]:
@@ -139,10 +161,14 @@ class GuardedQueryEngine(BaseQueryEngine):
         if isinstance(response, StreamingResponse):
             response = response.get_response()
         answer = self._text(response)
-        if not answer.strip():
-            return self._finish(response, None, "the engine returned an empty answer: nothing to check or show")
-        check, _ = self._checks()
         evidence = nodes_to_evidence(response.source_nodes, id_key=self._id_key)
+        why = _no_answer(answer)
+        if why is not None:
+            decision = non_answer_decision(answer, evidence, self._policy_for(), why)
+            if self._audit is not None:
+                self._audit.record(decision, self.tenant)
+            return self._finish(response, decision, why)
+        check, _ = self._checks()
         decision = guard(answer, evidence, check=check, **self._kwargs(self._policy_for(), query_bundle.query_str))
         return self._finish(response, decision)
 
@@ -153,16 +179,29 @@ class GuardedQueryEngine(BaseQueryEngine):
         elif isinstance(response, StreamingResponse):
             response = await asyncio.to_thread(response.get_response)
         answer = self._text(response)
-        if not answer.strip():
-            return self._finish(response, None, "the engine returned an empty answer: nothing to check or show")
         # Loading a policy file or the default models is blocking I/O: off the event loop.
         policy = await asyncio.to_thread(self._policy_for)
+        why = _no_answer(answer)
+        if why is not None:
+            decision = non_answer_decision(answer, nodes_to_evidence(response.source_nodes, id_key=self._id_key), policy, why)
+            if self._audit is not None:
+                await asyncio.to_thread(self._audit.record, decision, self.tenant)
+            return self._finish(response, decision, why)
         if not self._checker.ready:
             await asyncio.to_thread(self._checker.get)
         _, acheck = self._checks()
         evidence = nodes_to_evidence(response.source_nodes, id_key=self._id_key)
         decision = await aguard(answer, evidence, check=acheck, **self._kwargs(policy, query_bundle.query_str))
         return self._finish(response, decision)
+
+
+def _no_answer(answer: str) -> str | None:
+    """Why ``answer`` is no answer at all, or None when it is one."""
+    if not answer.strip():
+        return "the engine returned an empty answer"
+    if answer.strip() == EMPTY_RESPONSE:
+        return f"the engine returned LlamaIndex's {EMPTY_RESPONSE!r} placeholder (nothing was retrieved to answer from)"
+    return None
 
 
 class _Lazy:
