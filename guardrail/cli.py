@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli_io import add_llm_options, collect_context, llm_from_args, read_answer, read_text
+from .cli_io import add_llm_options, collect_context, llm_from_args, positive_int, read_answer, read_text
 from .errors import GuardrailError, InputError
+from .limits import check_json_text
 
 __all__ = ["main"]
 
@@ -96,7 +97,8 @@ def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="hallucination score at which a claim is flagged (default: the verifier's recommended one, else 0.5)")
     p.add_argument("--require-citations", action="store_true", help="list factual claims without a citation")
-    p.add_argument("--top-k", type=int, default=None, help="evidence windows per claim (default: the verifier's, else 3)")
+    p.add_argument("--top-k", type=positive_int, default=None,
+                   help="evidence windows per claim, at least 1 (default: the verifier's, else 3)")
     add_llm_options(p, "the LLM verifiers (judge, cascade, selfcheck, logprob, prompt-judge)")
 
 
@@ -108,7 +110,7 @@ def _make_guardrail(args: argparse.Namespace):
     llm = llm_from_args(args)
     verifier = make_verifier(getattr(args, "verifier", "default"), llm=llm)
     settings = dict(getattr(verifier, "evidence_selector", None) or {})
-    if getattr(args, "top_k", None):
+    if getattr(args, "top_k", None) is not None:
         settings["top_k"] = args.top_k
     return Guardrail(
         verifier,
@@ -127,8 +129,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     context = collect_context(args)
     schema = None
     if args.schema:
+        text = read_text(args.schema, "schema")
+        check_json_text(text, f"schema file {args.schema}")  # before json.loads can recurse
         try:
-            schema = json.loads(read_text(args.schema, "schema"))
+            schema = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{args.schema}:{exc.lineno}:{exc.colno}: schema is not JSON: {exc.msg}") from exc
     report = _make_guardrail(args).check(answer, context, args.question, schema=schema)
@@ -220,6 +224,7 @@ def _report_line(ident: str | None, report) -> dict[str, Any]:
 def _cmd_check_batch(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    _check_output(args.output, args.input)  # before the models load: a bad --output fails at once
     guardrail = _make_guardrail(args)
     try:
         total = sum(1 for raw in args.input.open("rb") if raw.strip())
@@ -231,8 +236,7 @@ def _cmd_check_batch(args: argparse.Namespace) -> int:
     items = [(n, ident, x) for n, ident, x in parsed if not isinstance(x, Exception)]
     results = guardrail.check_batch(x for _, _, x in items)
     n_err = n_flag = 0
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    with args.output.open("w", encoding="utf-8") as out, tqdm(total=total, unit="answer", disable=args.no_progress, file=sys.stderr) as bar:
+    with _open_output(args.output) as out, tqdm(total=total, unit="answer", disable=args.no_progress, file=sys.stderr) as bar:
         it = iter(results)
         for number, ident, x in parsed:
             if isinstance(x, Exception):
@@ -246,11 +250,46 @@ def _cmd_check_batch(args: argparse.Namespace) -> int:
                 else:
                     row = {"line": number, **_report_line(ident, result)}
                     n_flag += bool(result.hallucinated)
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            out.flush()
+            _write_row(out, row, args.output)
             bar.update(1)
     _err(f"checked {total - n_err} answers, {n_flag} flagged, {n_err} lines with errors -> {args.output}")
     return 0
+
+
+def _check_output(output: Path, input_path: Path) -> None:
+    """Refuse an --output that cannot take the report before anything is checked, and one that is the
+    --input file, which opening it for writing would empty before a single line is read."""
+    if output.is_dir():
+        raise InputError(f"--output {output} is a directory; give the path of a .jsonl file")
+    try:
+        same = output.exists() and output.samefile(input_path)
+    except OSError:
+        same = False
+    if same:
+        raise InputError(f"--output {output} is the --input file; writing the report there would erase the answers")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with output.open("a", encoding="utf-8"):  # append: proves it is writable without truncating it
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot write --output {output}: {exc.strerror or exc}") from exc
+
+
+def _open_output(output: Path):
+    try:
+        return output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write --output {output}: {exc.strerror or exc}") from exc
+
+
+def _write_row(out, row: dict[str, Any], output: Path) -> None:
+    """One JSONL line, flushed so the lines written so far survive an interruption."""
+    try:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        out.flush()
+    except OSError as exc:
+        raise InputError(f"cannot write --output {output} (stopped before input line {row.get('line')}): "
+                         f"{exc.strerror or exc}") from exc
 
 
 # ---------------------------------------------------------------------------- demo

@@ -14,7 +14,31 @@ from typing import Any
 
 from .errors import InputError
 
-__all__ = ["read_text", "read_stdin", "read_answer", "collect_context"]
+__all__ = ["read_text", "read_stdin", "read_answer", "collect_context", "positive_int", "positive_float"]
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts (``--top-k``, ``--last``, ``--limit``): 0 or a negative number would
+    otherwise be ignored or mean "no limit" further down, silently."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type for durations (``--llm-timeout``): refused here with a usage line, not deep in a
+    pydantic model with a traceback."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
 
 
 def read_text(path: Path, what: str) -> str:
@@ -67,7 +91,7 @@ def add_llm_options(p: argparse.ArgumentParser | Any, what: str) -> None:
     if not any("--llm-base-url" in a.option_strings for a in getattr(p, "_actions", [])):
         p.add_argument("--llm-base-url", help=f"OpenAI-compatible endpoint for {what}")
     p.add_argument("--llm-model", help="model name at --llm-base-url")
-    p.add_argument("--llm-timeout", type=float, default=30.0, help="seconds per LLM request")
+    p.add_argument("--llm-timeout", type=positive_float, default=30.0, help="seconds per LLM request (> 0)")
     p.add_argument("--llm-response-format", default="none",
                    choices=["none", "json_object", "json_schema", "llamacpp_schema"],
                    help="constrain JSON replies (llamacpp_schema: grammar-constrained decoding on llama.cpp; "

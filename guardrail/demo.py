@@ -52,7 +52,7 @@ def run_demo(verifier: str = "default", with_policy: bool = True, console: Conso
     console = console or Console()
     guardrail = Guardrail(verifier)
     context = retrieve(QUESTION, load_demo_documents())
-    console.print(Panel.fit(f"[bold]Question[/]: {QUESTION}\n[bold]Retrieved[/]: " + ", ".join(d.id for d in context), title="guarded RAG demo"))
+    console.print(Panel.fit(f"[bold]Question[/]: {QUESTION}\n[bold]Retrieved[/]: " + escape(", ".join(d.id for d in context)), title="guarded RAG demo"))
     for title, answer in (("faithful answer", FAITHFUL), ("hallucinated answer", HALLUCINATED)):
         console.print(f"\n[bold]{title}[/]: {escape(answer)}")
         report = guardrail.check(answer, context, QUESTION)

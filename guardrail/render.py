@@ -35,20 +35,22 @@ def report_table(report: CheckReport, title: str | None = None) -> Table:
     for claim in report.claims:
         v = report.verdict_for(claim.id)
         if v is None:
-            table.add_row(claim.id, _clip(claim.text), Text("no verdict", style="magenta"), "", "", "")
+            table.add_row(Text(claim.id), Text(_clip(claim.text)), Text("no verdict", style="magenta"), "", "", "")
             continue
         label = v.label.value + (f" ({v.error_type.value})" if v.error_type else "")
         flagged = v.label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= report.threshold
         evidence = (
             f"[{v.evidence_span.evidence_id}] {_clip(v.evidence_span.text, 120)}" if v.evidence_span else (v.reason or "")
         )
+        # Every cell from the report is a Text, never a str: rich would read "[1]" or "[doc-id]" in a
+        # claim or an evidence id as markup and drop it from the table.
         table.add_row(
-            claim.id,
+            Text(claim.id),
             Text(_clip(claim.text, 160), style="bold" if flagged else ""),
             Text(label, style=_STYLE[v.label]),
             f"{v.confidence:.2f}",
             f"{v.hallucination_score:.2f}",
-            _clip(evidence, 160),
+            Text(_clip(evidence, 160)),
         )
     return table
 

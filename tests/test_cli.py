@@ -144,3 +144,104 @@ def test_check_with_llm_judge_down_is_never_a_pass(openai_stub, capsys):
 def test_judge_without_llm_is_a_clear_error(capsys):
     assert main(["check", "--answer", WRONG, "--context", CONTEXT, "--verifier", "judge"]) == 2
     assert "needs an LLM" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- bad arguments: a clear error, never a traceback
+
+
+def batch_input(tmp_path: Path) -> Path:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"id": "a", "response": WRONG, "context": CONTEXT}) + "\n", encoding="utf-8")
+    return path
+
+
+def test_check_batch_output_is_a_directory(tmp_path, capsys):
+    src = batch_input(tmp_path)
+    before = src.read_bytes()
+    assert main(["check-batch", "--input", str(src), "--output", str(tmp_path), "--verifier", "heuristic", "--no-progress"]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert src.read_bytes() == before
+
+
+def test_check_batch_output_cannot_be_created(tmp_path, capsys):
+    src = batch_input(tmp_path)
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x", encoding="utf-8")
+    assert main(["check-batch", "--input", str(src), "--output", str(blocker / "out.jsonl"), "--verifier", "heuristic",
+                 "--no-progress"]) == 2
+    assert "cannot write --output" in capsys.readouterr().err
+
+
+def test_check_batch_output_is_the_input_and_the_input_is_kept(tmp_path, capsys):
+    src = batch_input(tmp_path)
+    before = src.read_bytes()
+    assert main(["check-batch", "--input", str(src), "--output", str(src), "--verifier", "heuristic", "--no-progress"]) == 2
+    assert "is the --input file" in capsys.readouterr().err
+    assert src.read_bytes() == before
+
+
+def test_check_batch_still_writes_a_good_output(tmp_path, capsys):
+    src = batch_input(tmp_path)
+    out = tmp_path / "new" / "out.jsonl"
+    assert main(["check-batch", "--input", str(src), "--output", str(out), "--verifier", "heuristic", "--no-progress"]) == 0
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["id"] == "a"
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["check", "--answer", "x", "--llm-timeout", "-1"], "must be a positive number"),
+    (["check", "--answer", "x", "--llm-timeout", "0"], "must be a positive number"),
+    (["check", "--answer", "x", "--llm-timeout", "nan"], "must be a positive number"),
+    (["check", "--answer", "x", "--top-k", "0"], "must be at least 1"),
+    (["check-batch", "--input", "i", "--output", "o", "--top-k", "-3"], "must be at least 1"),
+    (["guard", "--tenant", "t", "--policies", ".", "--answer", "x", "--llm-timeout", "-1"], "must be a positive number"),
+    (["audit", "--db", "x.db", "--last", "-5"], "must be at least 1"),
+    (["audit", "--db", "x.db", "--last", "0"], "must be at least 1"),
+    (["eval", "--dataset", "x.jsonl", "--limit", "0"], "must be at least 1"),
+])
+def test_bad_numbers_are_usage_errors(argv, words, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_audit_last_refuses_a_negative_count_in_the_api_too(tmp_path):
+    from guardrail.errors import InputError
+    from guardrail.policy import AuditLog
+
+    with AuditLog(tmp_path / "a.db") as log, pytest.raises(InputError, match="at least 1"):
+        log.last(-5)
+
+
+def test_check_schema_nested_too_deep_names_the_file(tmp_path, capsys):
+    schema = tmp_path / "deep.json"
+    schema.write_text("{\n" + '{"items": ' * 1000 + "{}" + "}" * 1000 + "\n}", encoding="utf-8")
+    assert main(["check", "--answer", "[1]", "--context", CONTEXT, "--schema", str(schema), "--verifier", "heuristic"]) == 2
+    err = capsys.readouterr().err
+    assert f"schema file {schema}" in err and "line 2" in err and "max_json_depth" in err
+
+
+def test_check_deep_json_answer_is_exit_2(capsys):
+    assert main(["check", "--answer", "[" * 1000 + "]" * 1000, "--context", CONTEXT, "--verifier", "heuristic"]) == 2
+    assert "max_json_depth" in capsys.readouterr().err
+
+
+def test_tables_show_bracketed_ids_literally(capsys):
+    """rich read "[1]" and "[doc-id]" as markup and dropped them from the table."""
+    from rich.console import Console
+
+    from guardrail import Guardrail
+    from guardrail.policy import Policy, decide
+    from guardrail.policy.cli import print_decision
+    from guardrail.render import print_report
+
+    answer = "The Eiffel Tower was completed in 1887 [doc-id]. See [1]."
+    report = Guardrail("heuristic").check(answer, [{"id": "doc-id", "text": CONTEXT}])
+    console = Console(record=True, width=200)
+    print_report(report, console=console)
+    print_decision(decide(report, Policy()), console=console)
+    out = console.export_text()
+    assert "│ [doc-id] 1889" in out  # the evidence column
+    assert "1887 [doc-id]. See" in out and "[1]." in out  # the claim column and the final text
+    assert "[doc-id] (does not support), [1] (does not support)" in out  # the reasons table

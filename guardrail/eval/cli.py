@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli_io import add_llm_options, llm_from_args
+from ..cli_io import add_llm_options, llm_from_args, positive_int
 from ..errors import InputError
 
 __all__ = ["add_commands", "parse_verifier_option"]
@@ -40,7 +40,7 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
                         "repeatable (default: default)")
     p.add_argument("--threshold", type=float, default=None,
                    help="policy threshold for every configuration (default: each verifier's recommended one, else 0.5)")
-    p.add_argument("--limit", type=int, help="at most N examples per dataset, whole groups, seeded sample")
+    p.add_argument("--limit", type=positive_int, help="at most N examples per dataset (N >= 1), whole groups, seeded sample")
     p.add_argument("--calibration-fraction", type=float, default=0.5,
                    help="share of each dataset's groups used to tune the threshold (default 0.5; 0 = no tuning)")
     p.add_argument("--seed", type=int, default=13, help="seed of the sample and of the calibration split")
@@ -117,6 +117,8 @@ def _split_limit(spec: str, default: int | None) -> tuple[str, int | None]:
     base, sep, n = spec.rpartition("@")
     if not sep or not n.isdigit() or not base:
         return spec, default
+    if int(n) < 1:
+        raise InputError(f"--dataset {spec}: @N must be at least 1")
     return base, int(n)
 
 

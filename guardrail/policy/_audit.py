@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import BackendError, ConfigError
+from ..errors import BackendError, ConfigError, InputError
 from ._decision import Decision
 
 __all__ = ["AuditLog", "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus", "redact", "pseudonym"]
@@ -288,6 +288,8 @@ class AuditLog:
 
     def last(self, n: int = 20, tenant: str | None = None) -> list[AuditRecord]:
         """The ``n`` most recent decisions, newest first, optionally of one tenant."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InputError(f"last(n): n must be a whole number of at least 1, got {n!r} (SQLite reads a negative LIMIT as no limit)")
         where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
         rows = self._query(f"SELECT {self._COLUMNS} FROM decisions {where} ORDER BY id DESC LIMIT ?", (*params, int(n)))
         return [self._record(r) for r in rows]

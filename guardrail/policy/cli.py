@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..cli_io import add_llm_options, collect_context, llm_from_args, read_answer
+from ..cli_io import add_llm_options, collect_context, llm_from_args, positive_int, read_answer
 from ..errors import InputError
 
 __all__ = ["add_commands"]
@@ -50,7 +50,7 @@ def add_commands(subparsers: Any, make_guardrail: Callable[..., Any]) -> None:
 
     a = subparsers.add_parser("audit", help="list and summarise decisions in an audit log")
     a.add_argument("--db", required=True, type=Path, help="SQLite audit log written by guard")
-    a.add_argument("--last", type=int, default=20, metavar="N", help="show the N most recent decisions (default 20)")
+    a.add_argument("--last", type=positive_int, default=20, metavar="N", help="show the N most recent decisions (N >= 1, default 20)")
     a.add_argument("--tenant", help="only this tenant")
     a.add_argument("--summary", action="store_true", help="hallucination rate, actions and reasons instead of rows")
     a.add_argument("--drift-target", type=float, help="expected hallucination rate: adds a CUSUM drift check to --summary")
@@ -125,7 +125,8 @@ def print_decision(decision: Any, *, tenant: str | None = None, console: Any = N
     for col in ("reason", "asks", "claims", "detail"):
         table.add_column(col, overflow="fold")
     for r in decision.reasons:
-        table.add_row(r.code.value, Text(r.action.value, style=_STYLE.get(r.action.value, "")), ", ".join(r.claim_ids), Text(r.message))
+        # Text, not str, for everything from the decision: rich would take "[c1]" or "[doc-id]" for markup.
+        table.add_row(r.code.value, Text(r.action.value, style=_STYLE.get(r.action.value, "")), Text(", ".join(r.claim_ids)), Text(r.message))
     console.print(table)
     console.print(Panel(Text(decision.final_text), title="shown to the user", title_align="left"))
 
@@ -135,6 +136,7 @@ def print_decision(decision: Any, *, tenant: str | None = None, console: Any = N
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ._audit import AuditLog, DriftConfig
@@ -149,7 +151,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 print(summary.model_dump_json(indent=2))
                 return 0
             console = Console()
-            t = Table(title=f"audit summary{' for ' + args.tenant if args.tenant else ''}", show_header=False)
+            t = Table(title=f"audit summary{' for ' + escape(args.tenant) if args.tenant else ''}", show_header=False)
             rate = "n/a" if summary.hallucination_rate is None else f"{summary.hallucination_rate:.1%} of {summary.checked}"
             rows = [
                 ("decisions", str(summary.total)),
@@ -164,21 +166,23 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 rows.append(("drift (CUSUM)", f"{'ALERT' if d.alert else 'ok'}: S={d.statistic:.2f} (h={d.config.threshold:g}, "
                                                f"target {d.config.target_rate:.1%}) over {d.samples}"))
             for k, v in rows:
-                t.add_row(k, v)
+                t.add_row(k, escape(v))
             console.print(t)
             return 0
         records = log.last(args.last, tenant=args.tenant)
     if args.json:
         print(json.dumps([r.model_dump(exclude={"decision_json"}) for r in records], indent=2))
         return 0
+    from rich.text import Text
+
     console = Console()
     t = Table(title=f"last {len(records)} decision(s)", box=None, pad_edge=False, header_style="bold")
     for col in ("id", "time (UTC)", "tenant", "action", "code", "score", "flagged", "tries", "ms"):
         t.add_column(col, overflow="fold")
     for r in records:
         t.add_row(
-            str(r.id), datetime.fromtimestamp(r.ts, timezone.utc).strftime("%m-%d %H:%M:%S"), r.tenant,
-            f"[{_STYLE.get(r.action, '')}]{r.action}[/]", r.code,
+            str(r.id), datetime.fromtimestamp(r.ts, timezone.utc).strftime("%m-%d %H:%M:%S"), escape(r.tenant),
+            Text(r.action, style=_STYLE.get(r.action, "")), escape(r.code),
             "-" if r.hallucination_score is None else f"{r.hallucination_score:.2f}",
             "-" if r.n_claims is None else f"{r.n_flagged}/{r.n_claims}",
             str(r.attempts), "-" if r.latency_ms is None else f"{r.latency_ms:.0f}",
