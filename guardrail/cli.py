@@ -82,6 +82,9 @@ def _build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_commands(sub, make_guardrail=lambda verifier="default": _make_guardrail(argparse.Namespace(verifier=verifier)))
+    from .calibrate import add_commands as add_calibrate_commands
+
+    add_calibrate_commands(sub, make_guardrail=lambda verifier="default": _make_guardrail(argparse.Namespace(verifier=verifier)))
 
     # Evaluation tools: each module imports only what its parser needs; models load when a command runs.
     from .eval.cli import add_commands as add_eval_commands
