@@ -226,3 +226,41 @@ def test_is_a_verifier_and_handles_empty_input(openai_stub):
     assert isinstance(j, Verifier) and j.verify([]) == [] and openai_stub.requests == []
     with pytest.raises(ValueError):
         LLMJudgeVerifier(j.model, max_concurrency=0)
+
+
+# -- garbage is never a pass -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("confidence, expected", [(0.85, 0.85), ("85%", 0.85), (85, 0.85), ("85", 0.85), ("7.5%", 0.075)])
+def test_confidence_as_written_by_small_models(confidence, expected):
+    assert JudgeReply(label="supported", confidence=confidence).confidence == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("confidence", [2.5, "7.5", float("nan"), "NaN", float("inf"), -0.1, 250, True])
+def test_confidence_on_no_known_scale_is_rejected(confidence):
+    with pytest.raises(ValueError):
+        JudgeReply(label="supported", confidence=confidence)
+
+
+@pytest.mark.parametrize("reply", [
+    verdict_json(label="supported", confidence=2.5),  # was read as 2.5 %: a supported verdict at 0.975 risk
+    verdict_json(label="looks right", confidence=0.9),
+    '{"reasoning": "r", "label": "supported", "confidence": NaN}',
+    '["supported", 0.9]',
+    "",
+])
+def test_garbage_replies_are_unevaluatable_with_the_reason(openai_stub, reply):
+    openai_stub.add(reply)
+    (v,) = judge(openai_stub, repair_attempts=0, max_retries=0).verify([item("c1", "The tower opened in 1889.")])
+    assert v.label is Label.unevaluatable and v.hallucination_score == 0.5
+    assert v.reason.startswith("llm-judge failed: LLMResponseError")
+
+
+def test_a_chat_model_raising_anything_is_unevaluatable():
+    class Broken:
+        def chat(self, messages, **kw):
+            raise KeyError("choices")
+
+    verdicts = LLMJudgeVerifier(Broken()).verify([item("c1", "a"), item("c2", "b")])
+    assert [v.label for v in verdicts] == [Label.unevaluatable] * 2
+    assert all("KeyError" in v.reason for v in verdicts)

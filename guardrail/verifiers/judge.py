@@ -23,7 +23,7 @@ from ..llm import ChatModel, achat_json, chat_json, locate_quote
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem
 from .base import unevaluatable
 
-__all__ = ["LLMJudgeVerifier", "JudgeReply", "hallucination_score", "build_messages"]
+__all__ = ["LLMJudgeVerifier", "JudgeReply", "as_fraction", "hallucination_score", "build_messages"]
 
 SYSTEM_PROMPT = """You are a meticulous fact-checker. Decide whether ONE claim is supported by the evidence passages.
 
@@ -49,6 +49,29 @@ _LABEL_ALIASES = {
     "not_supported": "unsupported", "neutral": "unsupported", "not_enough_info": "unsupported",
     "no_evidence": "unsupported", "hallucinated": "unsupported",
 }
+
+
+def as_fraction(v: Any) -> Any:
+    """A 0..1 value from what a small model writes: 0.85, "0.85", "85%", or a whole percentage 85.
+
+    A number above 1 is read as a percentage only when written with "%" or as a whole number:
+    2.5 or "7.5" are on no scale we asked for (0-10? 0-5?), so they are returned as they are for
+    validation to reject; a garbage score must end in a repair turn or an unevaluatable verdict,
+    never read as a confident 2.5 %.
+    """
+    if isinstance(v, bool):  # JSON true/false: pydantic would read it as 1.0 / 0.0
+        raise ValueError(f"{v!r} is not a number between 0 and 1")
+    percent = False
+    if isinstance(v, str):
+        text = v.strip()
+        percent = text.endswith("%")
+        try:
+            v = float(text.rstrip("%").strip())
+        except ValueError:
+            return v
+    if isinstance(v, (int, float)) and 1.0 < v <= 100.0 and (percent or float(v).is_integer()):
+        return v / 100.0
+    return v
 
 
 class JudgeReply(BaseModel):
@@ -87,15 +110,7 @@ class JudgeReply(BaseModel):
     @field_validator("confidence", mode="before")
     @classmethod
     def _confidence(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            v = v.strip().rstrip("%")
-            try:
-                v = float(v)
-            except ValueError:
-                return v
-        if isinstance(v, (int, float)) and 1.0 < v <= 100.0:
-            return v / 100.0
-        return v
+        return as_fraction(v)
 
     @field_validator("evidence_window", mode="before")
     @classmethod

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..llm import ChatModel, chat_json
 from ..types import ClaimVerdict, VerificationItem
 from .base import scored_verdict, unevaluatable
-from .judge import _fence
+from .judge import _fence, as_fraction
 from .selfcheck import Breaker, Group, _evidence_block, group_items
 
 __all__ = ["PromptJudgeVerifier", "PromptJudgeReply", "StatementScore", "build_messages"]
@@ -59,14 +59,7 @@ class StatementScore(BaseModel):
     @field_validator("score", mode="before")
     @classmethod
     def _score(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            try:
-                v = float(v.strip().rstrip("%"))
-            except ValueError:
-                return v
-        if isinstance(v, (int, float)) and 1.0 < v <= 100.0:
-            return v / 100.0  # a percentage
-        return v
+        return as_fraction(v)
 
 
 class PromptJudgeReply(BaseModel):
