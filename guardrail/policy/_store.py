@@ -17,6 +17,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -49,7 +50,7 @@ def _file_signature(path: str) -> _FileSig:
     except OSError:
         return (path, -1, -1, -1, -1, "")
     digest = ""
-    if st.st_size <= LIMITS.max_policy_bytes and os.path.isfile(path):
+    if st.st_size <= LIMITS.max_policy_bytes and stat.S_ISREG(st.st_mode):
         try:
             with open(path, "rb") as handle:
                 digest = hashlib.sha256(handle.read(LIMITS.max_policy_bytes + 1)).hexdigest()
