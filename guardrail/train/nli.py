@@ -513,10 +513,24 @@ def bench(args: argparse.Namespace) -> None:
         print(f"bf16={bf16}: median {np.median(times[1:]):.3f}s/step at batch {args.batch_size}, tokens/batch {ids.numel()}")
 
 
+def halves(args: argparse.Namespace) -> None:
+    """Write the evaluation part of each SummaC / AggreFact / WiCE dev file (the half the mix never read)
+    to ``<work>/eval-halves/<name>.jsonl.gz``, for ``guardrail eval --dataset FILE --calibration-fraction 0``:
+    balanced accuracy at the shipped threshold on data the model was not trained on."""
+    out_dir = Path(args.work) / "eval-halves"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in DEV_FILES:
+        _, ev = dev_file_split(name, args.seed)
+        with gzip.open(out_dir / f"{name}.jsonl.gz", "wt", encoding="utf-8") as fh:
+            for r in ev:
+                fh.write(json.dumps(r) + "\n")
+        log.info("%s: %d evaluation rows -> %s", name, len(ev), out_dir / f"{name}.jsonl.gz")
+
+
 # ----------------------------------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="guardrail.train.nli", description=__doc__.split("\n\n")[0])
-    ap.add_argument("stage", choices=["mix", "train", "heldout", "bench"])
+    ap.add_argument("stage", choices=["mix", "train", "heldout", "bench", "halves"])
     ap.add_argument("--model", default=None, help="heldout: the exported model folder to score")
     ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/nli"))
     ap.add_argument("--seed", type=int, default=13)
@@ -545,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     setup_run()
-    {"mix": mix, "train": train, "heldout": heldout, "bench": bench}[args.stage](args)
+    {"mix": mix, "train": train, "heldout": heldout, "bench": bench, "halves": halves}[args.stage](args)
     return 0
 
 
