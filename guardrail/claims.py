@@ -448,7 +448,7 @@ _VERBS = frozenset(
     fell falls rose rises won wins lost loses became becomes began begins brought brings built builds bought buys
     paid pays sold sells told tells thought thinks knew knows saw sees held holds kept keeps ran runs met meets
     sent sends spent spends stood stands wrote writes got gets includes offers provides remains contains shows
-    suggests states notes reports claims serves operates opens closes costs features lies lay""".split()
+    suggests states notes reports claims serves operates opens closes costs features lies lay cannot""".split()
 )
 _CONTRACTION = re.compile(r"['\u2019](?:s|re|ve|ll|d|m)$|n['\u2019]t$", re.IGNORECASE)
 
@@ -646,6 +646,14 @@ _ASSERTING_TAG = re.compile(
     r"don't they|didn't they|hasn't it|haven't they|isn't that (?:so|right)|am i right|you know)\s*[*_\"\u201d]*\?$",
     re.IGNORECASE,
 )
+# Framing that asserts what follows: "Note that X", "Feel free to remember that X", "Keep in mind that X".
+# The claim is X (a verifier misreads "Feel free to remember that visitors cannot ..."); the framing is a lead-in.
+_FRAMING = re.compile(
+    r"[*_]*(?:(?:please |also |just )?(?:note|remember|keep in mind|bear in mind|be aware|recall|notice)|"
+    r"feel free to (?:note|remember|keep in mind|bear in mind)|(?:it is|it's) (?:worth noting|important to (?:note|remember))|"
+    r"(?:don't|do not) forget)(?: that|,)\s+",
+    re.IGNORECASE,
+)
 _PRESUPPOSING = re.compile(r"[*_\"\u201c]*(?:why|how come|since when)\b", re.IGNORECASE)
 
 
@@ -775,6 +783,13 @@ def _decisions(answer: str) -> list[_Decision]:
         if plain.endswith("?"):
             out.extend(_question(answer, u, block, kind))
             continue
+        framing = _FRAMING.match(answer, u.start, u.end)
+        if framing:
+            words = _WORD.findall(answer[framing.end() : u.end])
+            if len(words) >= 3 and _has_verb(words):
+                out.append(_Decision(u.start, framing.end(), block, u.kind, "lead_in"))
+                out.append(_Decision(_trim(answer, framing.end(), u.end)[0], u.end, block, kind))
+                continue
         if _is_pleasantry(plain):
             out.append(_Decision(u.start, u.end, block, u.kind, "pleasantry"))
             continue

@@ -1,6 +1,8 @@
 """The ``guardrail`` command line: check, check-batch, demo, guard, audit, eval, redteam.
 
-Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup.
+Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup,
+3 ``--fail-on-hallucination``, nothing flagged, but part of the answer was not checked (the report is
+not complete: a claim unevaluatable, a check skipped, factual text no claim covered).
 """
 
 from __future__ import annotations
@@ -56,7 +58,9 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--question", help="the user's question, if any")
     check.add_argument("--schema", type=Path, help="JSON Schema file the (JSON) answer must satisfy")
     check.add_argument("--json", action="store_true", help="print the full report as JSON")
-    check.add_argument("--fail-on-hallucination", action="store_true", help="exit 1 when a claim is flagged")
+    check.add_argument("--fail-on-hallucination", action="store_true",
+                       help="exit 1 when a claim is flagged, 3 when nothing is flagged but part of the answer was not "
+                            "checked (unevaluatable claims, skipped checks, unchecked factual text)")
     _add_guardrail_options(check)
     check.set_defaults(func=_cmd_check)
 
@@ -145,7 +149,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         from .render import print_report
 
         print_report(report)
-    return 1 if (args.fail_on_hallucination and report.hallucinated) else 0
+    if not args.fail_on_hallucination:
+        return 0
+    if report.hallucinated:
+        return 1
+    # Nothing flagged because nothing (or not everything) was checked is not a pass.
+    return 0 if report.complete else 3
 
 
 # ---------------------------------------------------------------------------- check-batch
@@ -220,6 +229,7 @@ def _report_line(ident: str | None, report) -> dict[str, Any]:
         "complete": report.complete,
         "claims": claims,
         "skipped": [s.model_dump() for s in report.skipped],
+        "unchecked": [u.model_dump() for u in report.unchecked_factual],
         "latency_ms": report.latencies_ms.get("total"),
     }
 
@@ -238,7 +248,7 @@ def _cmd_check_batch(args: argparse.Namespace) -> int:
     parsed = list(_batch_lines(args.input))
     items = [(n, ident, x) for n, ident, x in parsed if not isinstance(x, Exception)]
     results = guardrail.check_batch(x for _, _, x in items)
-    n_err = n_flag = 0
+    n_err = n_flag = n_incomplete = 0
     with _open_output(args.output) as out, tqdm(total=total, unit="answer", disable=args.no_progress, file=sys.stderr) as bar:
         it = iter(results)
         for number, ident, x in parsed:
@@ -253,9 +263,11 @@ def _cmd_check_batch(args: argparse.Namespace) -> int:
                 else:
                     row = {"line": number, **_report_line(ident, result)}
                     n_flag += bool(result.hallucinated)
+                    n_incomplete += not result.hallucinated and not result.complete
             _write_row(out, row, args.output)
             bar.update(1)
-    _err(f"checked {total - n_err} answers, {n_flag} flagged, {n_err} lines with errors -> {args.output}")
+    _err(f"checked {total - n_err} answers, {n_flag} flagged, {n_err} lines with errors, "
+         f"{n_incomplete} not flagged but not fully checked -> {args.output}")
     return 0
 
 

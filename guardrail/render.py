@@ -58,7 +58,13 @@ def report_table(report: CheckReport, title: str | None = None) -> Table:
 def print_report(report: CheckReport, console: Console | None = None, title: str | None = None) -> None:
     console = console or Console()
     console.print(report_table(report, title=title))
-    verdict = Text("HALLUCINATION FLAGGED", style="bold red") if report.hallucinated else Text("no claim flagged", style="green")
+    missing = report.not_checked_summary()
+    if report.hallucinated:
+        verdict = Text("HALLUCINATION FLAGGED", style="bold red")
+    elif missing:  # nothing flagged because something was not checked is not a clean report
+        verdict = Text(f"NOT FULLY CHECKED: {missing}", style="bold magenta")
+    else:
+        verdict = Text("no claim flagged", style="green")
     summary = Text.assemble(
         verdict,
         f"  score {report.hallucination_score:.2f} (threshold {report.threshold:.2f}), ",
@@ -76,3 +82,5 @@ def print_report(report: CheckReport, console: Console | None = None, title: str
             console.print(Text(f"schema: {issue.path}: {issue.message}", style="red"))
     for s in report.skipped:
         console.print(Text(f"not checked ({s.check}): {s.reason}", style="magenta"))
+    for u in report.unchecked_factual:
+        console.print(Text(f"not checked ({u.reason}, chars {u.start}-{u.end}): {_clip(u.text)}", style="magenta"))

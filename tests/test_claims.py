@@ -709,3 +709,19 @@ def test_unchecked_spans_of_another_extractor_come_from_its_offsets() -> None:
 ])
 def test_looks_factual(text: str, factual: bool) -> None:
     assert looks_factual(text) is factual
+
+
+def test_a_negated_statement_in_a_label_is_a_claim() -> None:
+    # Regression: "cannot" was no verb, so a negated heading or question was taken for a label.
+    for answer, text in [("## Visitors cannot climb the stairs", "Visitors cannot climb the stairs"),
+                         ("Did you know visitors cannot climb the stairs?", "visitors cannot climb the stairs")]:
+        assert [c.text for c in SentenceClaimExtractor().extract(answer)] == [text]
+
+
+@pytest.mark.parametrize("framing", ["Note that", "Feel free to remember that", "Keep in mind that", "It is worth noting that"])
+def test_framing_is_a_lead_in_and_the_claim_is_what_it_frames(framing: str) -> None:
+    answer = f"{framing} visitors cannot climb the stairs [2]."
+    claims, unchecked = SentenceClaimExtractor().extract_with_unchecked(answer)
+    assert [(c.text, c.citations) for c in claims] == [("visitors cannot climb the stairs", ["[2]"])]
+    assert (framing, "lead_in", False) in [(u.text, u.reason, u.factual) for u in unchecked]
+    assert not _coverage_holes(answer, claims, unchecked)

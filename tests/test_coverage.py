@@ -1,0 +1,133 @@
+"""No unchecked factual text (issue 15, items 2 and 6): structure never hides a false sentence.
+
+Bypass invariant: a false sentence wrapped in any markdown structure (heading, list, table header
+or row, code block, question, lead-in, after "Sources:", filler phrasing) is either checked and
+flagged or listed as unchecked factual text, and ``guard`` under the default and healthcare
+policies never answers ``respond``. The same structures around faithful sentences raise no alarm.
+Runs the real default pipeline (no mocks of our own stages).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from guardrail import Guardrail, Label
+from guardrail.cli import main
+from guardrail.policy import Action, PolicyStore, guard
+
+REPO = Path(__file__).resolve().parent.parent
+STORE = PolicyStore(REPO / "policies")
+
+CONTEXT = (
+    "The Eiffel Tower is 330 metres tall. The Eiffel Tower was designed by the company of Gustave Eiffel. "
+    "Visitors can climb the stairs to the second floor. The gift shop is in room 530. The tower stands in Paris."
+)
+LEAD = "The gift shop is in room 530 [1].\n\n"
+
+# (kind of edit, false sentence, the faithful sentence it was edited from, the edited words)
+EDITS = [
+    ("number", "The Eiffel Tower is 530 metres tall.", "The Eiffel Tower is 330 metres tall.", "530 metres"),
+    ("name", "The tower stands in Lyon.", "The tower stands in Paris.", "Lyon"),
+    ("negation", "Visitors cannot climb the stairs to the second floor.", "Visitors can climb the stairs to the second floor.",
+     "cannot climb"),
+    ("unit", "The Eiffel Tower is 330 feet tall.", "The Eiffel Tower is 330 metres tall.", "330 feet"),
+]
+
+
+def _lower(s: str) -> str:
+    return s[0].lower() + s[1:]
+
+
+def wrap(structure: str, sentence: str) -> str:
+    """The sentence placed in one markdown structure, after a true cited sentence."""
+    core = sentence.rstrip(".")
+    body = {
+        "plain": sentence,
+        "heading": f"## {core}",
+        "list_item": f"- {sentence}",
+        "table_header": f"| {core} |\n|---|\n| The gift shop is in room 530 |",
+        "table_row": f"| Fact |\n|---|\n| {core} |",
+        "code_block": f"```\n{sentence}\n```",
+        "question": f"Did you know {_lower(core)}?",
+        "lead_in": f"{core}:\n\n- The gift shop is in room 530.",
+        "after_sources": f"Sources:\n[1] Visitor guide\n{sentence}",
+        "filler": f"Feel free to remember that {_lower(sentence)}",
+        "note_that": f"Note that {_lower(sentence)}",
+    }[structure]
+    return LEAD + body
+
+
+STRUCTURES = ["plain", "heading", "list_item", "table_header", "table_row", "code_block", "question", "lead_in",
+              "after_sources", "filler", "note_that"]
+
+
+@pytest.fixture(scope="module")
+def guardrail() -> Guardrail:
+    return Guardrail()
+
+
+def _overlaps(a: int, b: int, c: int, d: int) -> bool:
+    return a < d and c < b
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+@pytest.mark.parametrize(("edit", "false", "true", "edited"), EDITS, ids=[e[0] for e in EDITS])
+def test_a_false_sentence_is_caught_in_every_structure(guardrail, structure, edit, false, true, edited):
+    answer = wrap(structure, false)
+    report = guardrail.check(answer, CONTEXT)
+    fs = answer.index(edited)
+    fe = fs + len(edited)
+    flagged = [c for c, v in report.flagged if _overlaps(c.start, c.end, fs, fe)]
+    unchecked = [u for u in report.unchecked_factual if _overlaps(u.start, u.end, fs, fe)]
+    assert flagged or unchecked, (answer, [(c.text, report.verdict_for(c.id)) for c in report.claims], report.unchecked)
+    for tenant in ("default", "healthcare"):
+        decision = guard(answer, CONTEXT, check=guardrail.check, policy=STORE.get(tenant))
+        assert decision.action is not Action.respond, (tenant, answer, decision.reasons)
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+@pytest.mark.parametrize(("edit", "false", "true", "edited"), EDITS, ids=[e[0] for e in EDITS])
+def test_a_faithful_sentence_raises_no_alarm_in_any_structure(guardrail, structure, edit, false, true, edited):
+    answer = wrap(structure, true)
+    report = guardrail.check(answer, CONTEXT)
+    assert not report.hallucinated, (answer, [(c.text, report.verdict_for(c.id)) for c in report.claims])
+    assert report.complete, (answer, report.unchecked_factual, report.skipped)
+    assert all(v.label is not Label.unevaluatable for v in report.verdicts)
+    assert guard(answer, CONTEXT, check=guardrail.check, policy=STORE.get("default")).action is Action.respond
+
+
+def test_claims_and_unchecked_cover_the_answer(guardrail):
+    for structure in STRUCTURES:
+        answer = wrap(structure, EDITS[0][1]) + "\n\nHope this helps! Anything else?"
+        report = guardrail.check(answer, CONTEXT)
+        covered = bytearray(len(answer))
+        for span in [*report.claims, *report.unchecked]:
+            covered[span.start : span.end] = b"\x01" * (span.end - span.start)
+        assert all(covered[i] or ch.isspace() for i, ch in enumerate(answer)), (structure, report.unchecked)
+
+
+# --------------------------------------------------------------------------- CLI: "no claim flagged" only when checked
+
+
+def test_cli_does_not_call_an_unchecked_answer_clean(capsys):
+    answer = "Why is the Eiffel Tower 530 metres tall?"
+    code = main(["check", "--answer", answer, "--context", CONTEXT, "--verifier", "heuristic", "--fail-on-hallucination"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "no claim flagged" not in out and "NOT FULLY CHECKED" in out and "1 factual span(s) not checked" in out
+    assert main(["check", "--answer", answer, "--context", CONTEXT, "--verifier", "heuristic"]) == 0  # only with the flag
+
+
+def test_cli_nothing_checked_without_context_exits_3(capsys):
+    code = main(["check", "--answer", "The Eiffel Tower is 330 metres tall.", "--verifier", "heuristic",
+                 "--fail-on-hallucination"])
+    assert code == 3
+    assert "none of the 1 claim(s) could be checked" in capsys.readouterr().out
+
+
+def test_cli_clean_answer_still_exits_0(capsys):
+    code = main(["check", "--answer", "The Eiffel Tower is 330 metres tall.", "--context", CONTEXT, "--verifier", "heuristic",
+                 "--fail-on-hallucination"])
+    assert code == 0 and "no claim flagged" in capsys.readouterr().out
