@@ -141,11 +141,6 @@ def analyse(report: CheckReport, policy: Policy) -> Analysis:
             # A tenant threshold below the verifier's (fitted by `guardrail calibrate` for more recall):
             # the verifier called it supported only because its own bar was higher.
             label = Label.unsupported
-        if label in (Label.supported, Label.partially_supported) and th < report.threshold \
-                and v.hallucination_score >= th:
-            # A tenant threshold below the verifier's (fitted by `guardrail calibrate` for more recall):
-            # the verifier called it supported only because its own bar was higher.
-            label = Label.unsupported
         labels[claim.id] = label.value
         if label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= th:
             flagged.append(claim.id)
