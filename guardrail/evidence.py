@@ -321,11 +321,11 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     try:
         from .claims import split_sentences
     except ImportError:  # the claims module is optional here; a plain regex split keeps windows working
-        return _regex_sentences(text, 0, len(text))
+        return regex_sentences(text, 0, len(text))
     return split_sentences(text)
 
 
-def _regex_sentences(text: str, a: int, b: int) -> list[tuple[int, int]]:
+def regex_sentences(text: str, a: int, b: int) -> list[tuple[int, int]]:
     spans = []
     for m in re.finditer(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|\n|$)", text[a:b]):
         s, e = m.start() + a, m.end() + a
@@ -338,7 +338,7 @@ def _regex_sentences(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _line_spans(text: str) -> list[tuple[int, int]]:
+def line_spans(text: str) -> list[tuple[int, int]]:
     """Flattened data: every line is one fact; long lines (review texts) are split into sentences."""
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -416,7 +416,7 @@ def make_windows(ev: Evidence, max_tokens: int = 200, overlap_sentences: int = 1
     text = ev.text
     if not text.strip():
         return []
-    spans = _line_spans(text) if ev.metadata.get("flattened") else _sentence_spans(text)
+    spans = line_spans(text) if ev.metadata.get("flattened") else _sentence_spans(text)
     units: list[tuple[int, int, float]] = []
     for s, e in _close_gaps(text, spans):
         t = len(_PRETOKEN.findall(text, s, e)) * TOKENS_PER_PRETOKEN
@@ -485,7 +485,9 @@ class _BM25:
         return out
 
 
-def _strip_markers(text: str) -> str:
+def strip_citation_markers(text: str) -> str:
+    """``text`` without citation markers (:func:`guardrail.citations.strip_markers`), imported late because
+    the citations module imports the verifiers, which import this module."""
     try:
         from .citations import strip_markers
     except ImportError:  # pragma: no cover - the citations module ships with the package
@@ -577,7 +579,7 @@ class EvidenceSelector:
             return []
         if not windows:
             return [VerificationItem(claim=c, windows=[], question=question) for c in claims]
-        queries = [_strip_markers(c.check_text) for c in claims]
+        queries = [strip_citation_markers(c.check_text) for c in claims]
         scores = self.score(queries, windows, question)
         k = min(self.top_k, len(windows))
         items = []

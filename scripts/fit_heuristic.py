@@ -132,7 +132,7 @@ def cmd_fit(args) -> None:
     items, y, owner, _ = build(rows, selector)
     keep = [i for i, it in enumerate(items) if it.windows]
     ver = H.HeuristicVerifier(embedder)
-    prepared = [ver._prepare(items[i], H._strip_markers(items[i].claim.check_text).strip() or ".") for i in keep]
+    prepared = [ver._prepare(items[i], H.strip_citation_markers(items[i].claim.check_text).strip() or ".") for i in keep]
     facts = ver._features(prepared)
     save_embeddings(embedder, args)
     X = np.stack([f["x"] for f in facts])

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evidence import _strip_markers, content_terms
+from ..evidence import strip_citation_markers, content_terms
 from ..types import ClaimVerdict, EvidenceSpan, VerificationItem, Window
 from .base import scored_verdict, unevaluatable
-from .heuristic import _sentences_of
+from .heuristic import sentences_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..embeddings import Embedder
@@ -66,7 +66,7 @@ def _best_span(claim_terms: set[str], item: VerificationItem) -> EvidenceSpan | 
     """The evidence sentence holding most of the claim's terms (ties: the first)."""
     best: tuple[int, EvidenceSpan] | None = None
     for w in item.windows:
-        for s, e in _sentences_of(w):
+        for s, e in sentences_of(w):
             text = w.text[s - w.start : e - w.start]
             hits = len(claim_terms & set(content_terms(text)))
             if best is None or hits > best[0]:
@@ -75,7 +75,7 @@ def _best_span(claim_terms: set[str], item: VerificationItem) -> EvidenceSpan | 
 
 
 def _checkable(item: VerificationItem, name: str) -> tuple[str | None, ClaimVerdict | None]:
-    claim = _strip_markers(item.claim.check_text).strip()
+    claim = strip_citation_markers(item.claim.check_text).strip()
     if not item.windows:
         return None, unevaluatable(item, "no evidence to check the claim against (no context, or no window selected)", name)
     if not claim:
@@ -192,7 +192,7 @@ class EmbeddingVerifier:
         seen: set[tuple[str, int, int]] = set()
         out = []
         for w in item.windows:
-            spans = _sentences_of(w)
+            spans = sentences_of(w)
             if (w.start, w.end) not in spans:
                 spans = [*spans, (w.start, w.end)]
             for s, e in spans:

@@ -72,12 +72,12 @@ def premise_windows(item: VerificationItem, window_tokens: int, top_k: int) -> l
     """
     from ..evidence import _BM25, content_terms, make_windows
     from ..types import Evidence
-    from .heuristic import _kv_share
+    from .heuristic import kv_share
 
     subs: dict[tuple[str, int, int], Window] = {}
     for w in item.windows:
         # Flattened data ("key: value" lines) is cut at lines, prose at sentences, as the selector does.
-        ev = Evidence(id=w.evidence_id, text=w.text, metadata={"flattened": _kv_share(w.text) >= 0.6})
+        ev = Evidence(id=w.evidence_id, text=w.text, metadata={"flattened": kv_share(w.text) >= 0.6})
         for sub in make_windows(ev, window_tokens, overlap_sentences=0):
             key = (w.evidence_id, w.start + sub.start, w.start + sub.end)
             subs.setdefault(key, sub.model_copy(update={"start": key[1], "end": key[2]}))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evidence import STOPWORDS, _line_spans, _regex_sentences, _strip_markers, content_terms, stem
+from ..evidence import STOPWORDS, line_spans, regex_sentences, strip_citation_markers, content_terms, stem
 from ..facts import SLOT_ERROR, check_facts, floor_score
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem, Window
 from .base import unevaluatable
@@ -205,23 +205,23 @@ def _field_hits(claim_terms: set[str], negated: bool, evidence: str) -> tuple[li
     return false_hits, null_hits
 
 
-def _kv_share(text: str) -> float:
+def kv_share(text: str) -> float:
     lines = [l for l in text.split("\n") if l.strip()]
     return sum(bool(_KV_LINE.match(l)) for l in lines) / len(lines) if lines else 0.0
 
 
-def _sentences_of(window: Window) -> list[tuple[int, int]]:
+def sentences_of(window: Window) -> list[tuple[int, int]]:
     """(start, end) offsets into the evidence text of each sentence of a window."""
     text = window.text
-    if _kv_share(text) >= 0.6:
-        spans = _line_spans(text)  # flattened data: one fact per line
+    if kv_share(text) >= 0.6:
+        spans = line_spans(text)  # flattened data: one fact per line
     else:
         try:
             from ..claims import split_sentences
 
             spans = split_sentences(text)
         except ImportError:  # pragma: no cover
-            spans = _regex_sentences(text, 0, len(text))
+            spans = regex_sentences(text, 0, len(text))
     return [(window.start + s, window.start + e) for s, e in spans if e > s] or [(window.start, window.end)]
 
 
@@ -281,7 +281,7 @@ class HeuristicVerifier:
         out: list[Analysis | str] = [""] * len(items)
         ready: list[tuple[int, _Prepared]] = []
         for i, item in enumerate(items):
-            claim_text = _strip_markers(item.claim.check_text).strip()
+            claim_text = strip_citation_markers(item.claim.check_text).strip()
             if not item.windows:
                 out[i] = "no evidence to check the claim against (no context, or no window selected)"
             elif not claim_text:
@@ -301,7 +301,7 @@ class HeuristicVerifier:
         p = _Prepared(item=item, claim_text=claim_text)
         seen: set[tuple[str, int, int]] = set()
         for w in item.windows:
-            for s, e in _sentences_of(w):
+            for s, e in sentences_of(w):
                 key = (w.evidence_id, s, e)
                 if key not in seen:
                     seen.add(key)
@@ -418,7 +418,7 @@ class HeuristicVerifier:
             "false_field": float(bool(false_hits)),
             "null_field": float(bool(null_hits)),
             "log_terms": math.log1p(len(c_terms)),
-            "data_evidence": _kv_share(evidence),
+            "data_evidence": kv_share(evidence),
         }
         return {
             "x": np.array([values[f] for f in FEATURES], dtype=np.float64),

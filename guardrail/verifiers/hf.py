@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, ModelLoadError
-from ..evidence import _strip_markers
+from ..evidence import strip_citation_markers
 from ..types import ClaimVerdict, Label, VerificationItem
 from .base import unevaluatable
 
@@ -146,7 +146,7 @@ class HFVerifier:
         out: list[ClaimVerdict | None] = [None] * len(items)
         todo: list[tuple[int, str, str]] = []
         for i, item in enumerate(items):
-            hyp = _strip_markers(item.claim.check_text).strip()
+            hyp = strip_citation_markers(item.claim.check_text).strip()
             if not item.windows:
                 out[i] = unevaluatable(item, "no evidence to check the claim against (no context, or no window selected)", self.name)
             elif not hyp:

@@ -141,7 +141,7 @@ def hallucination_score(label: str, confidence: float) -> float:
     return round(confidence * base + (1.0 - confidence) * (1.0 - base), 6)
 
 
-def _fence(text: str) -> str:
+def fence_text(text: str) -> str:
     """Break any tag the passage could use to close its own fence."""
     return _TAG.sub(lambda m: "&lt;" + m.group(1) + m.group(2), text)
 
@@ -150,11 +150,11 @@ def build_messages(item: VerificationItem) -> list[dict[str, str]]:
     """The judge's prompt for one item: question, numbered evidence windows, the claim."""
     parts = []
     if item.question:
-        parts.append(f"Question the answer responds to:\n<question>{_fence(item.question)}</question>\n")
+        parts.append(f"Question the answer responds to:\n<question>{fence_text(item.question)}</question>\n")
     parts.append("Evidence passages:")
     for n, w in enumerate(item.windows, 1):
-        parts.append(f'<evidence n="{n}" source="{_fence(w.evidence_id)}">\n{_fence(w.text)}\n</evidence>')
-    parts.append(f"\nClaim to check:\n<claim>{_fence(item.claim.check_text)}</claim>\n")
+        parts.append(f'<evidence n="{n}" source="{fence_text(w.evidence_id)}">\n{fence_text(w.text)}\n</evidence>')
+    parts.append(f"\nClaim to check:\n<claim>{fence_text(item.claim.check_text)}</claim>\n")
     parts.append("Return the JSON verdict for this claim.")
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(parts)}]
 

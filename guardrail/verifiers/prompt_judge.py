@@ -25,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..llm import ChatModel, chat_json
 from ..types import ClaimVerdict, VerificationItem
 from .base import scored_verdict, unevaluatable
-from .judge import _fence, as_fraction
-from .selfcheck import Breaker, Group, _evidence_block, group_items
+from .judge import fence_text, as_fraction
+from .selfcheck import Breaker, Group, evidence_block, group_items
 
 __all__ = ["PromptJudgeVerifier", "PromptJudgeReply", "StatementScore", "build_messages"]
 
@@ -96,11 +96,11 @@ def build_messages(question: str | None, group_windows: Sequence[Any], statement
     """The prompt for one call: question, numbered evidence passages, numbered statements."""
     parts = []
     if question:
-        parts.append(f"Question the statements answer:\n<question>{_fence(question)}</question>\n")
+        parts.append(f"Question the statements answer:\n<question>{fence_text(question)}</question>\n")
     parts.append("Context passages:")
-    parts.append(_evidence_block(group_windows))
+    parts.append(evidence_block(group_windows))
     parts.append("\nStatements:")
-    parts.extend(f"{n}. {_fence(' '.join(s.split()))}" for n, s in enumerate(statements, 1))
+    parts.extend(f"{n}. {fence_text(' '.join(s.split()))}" for n, s in enumerate(statements, 1))
     parts.append("\nReturn the JSON scores for these statements.")
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(parts)}]
 

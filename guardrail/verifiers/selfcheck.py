@@ -31,7 +31,7 @@ from ..errors import LLMError, LLMResponseError, LLMTimeout
 from ..llm import ChatModel
 from ..types import ClaimVerdict, Label, VerificationItem, Window
 from .base import Verifier, scored_verdict, unevaluatable
-from .judge import _fence
+from .judge import fence_text
 
 __all__ = ["SelfCheckVerifier", "Group", "group_items", "Breaker", "sample_messages", "make_comparer"]
 
@@ -141,8 +141,8 @@ class Breaker:
         return out
 
 
-def _evidence_block(windows: Sequence[Window]) -> str:
-    return "\n".join(f'<evidence n="{n}" source="{_fence(w.evidence_id)}">\n{_fence(w.text)}\n</evidence>'
+def evidence_block(windows: Sequence[Window]) -> str:
+    return "\n".join(f'<evidence n="{n}" source="{fence_text(w.evidence_id)}">\n{fence_text(w.text)}\n</evidence>'
                      for n, w in enumerate(windows, 1))
 
 
@@ -158,10 +158,10 @@ SAMPLE_SYSTEM = (
 
 def sample_messages(question: str | None, windows: Sequence[Window]) -> list[dict[str, str]]:
     """The prompt each sample answers: the question (or a request for the key facts) over the windows."""
-    task = (f"Question:\n<question>{_fence(question)}</question>\n\nAnswer the question from the passages."
+    task = (f"Question:\n<question>{fence_text(question)}</question>\n\nAnswer the question from the passages."
             if question else "State the key facts of the passages.")
     return [{"role": "system", "content": SAMPLE_SYSTEM},
-            {"role": "user", "content": f"Passages:\n{_evidence_block(windows)}\n\n{task}"}]
+            {"role": "user", "content": f"Passages:\n{evidence_block(windows)}\n\n{task}"}]
 
 
 _COMPARERS = ("overlap", "embedding", "heuristic")
