@@ -177,3 +177,40 @@ def test_a_verified_conversion_does_not_hide_an_unsupported_addition():
     for added in ("The hiking loop is about 3.1 miles long and is wheelchair accessible.",
                   "The hiking loop is about 3.1 miles long and was opened by the mayor."):
         assert g.check(answer=added, context=ctx).hallucinated, added
+
+
+# ----------------------------------------------------------------------------- enumeration search (issue 15 fuzz)
+
+import re  # noqa: E402
+import time  # noqa: E402
+
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from guardrail.facts import find_enumeration  # noqa: E402
+
+#: The pattern as it was before the linear search: the reference for what must be found.
+_PLAIN_ENUM = re.compile(r"(?:[\w' -]+,\s+){2,}[\w' -]+,?\s+(?:and|or)\s+[\w' -]+")
+_PIECES = ["a", "bb", "é", "1", " ", "  ", ",", ", ", ",\n", " and ", " or ", "and", "\n", "\t", ".", ";", "'", "-", "x y", ", ,", "\xa0"]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+@example("red, green, blue and yellow")
+@example("x, red, green, blue, and yellow; then a, b or c")
+@example("a,b, c, d and e")
+@example("a, \nb, c or d")
+@example(", , and a")
+@example("  \n', ,\nand, and x y', and -, 1'bb or  and '   ")  # a space between two commas is an item
+def test_find_enumeration_finds_what_the_plain_pattern_found(text):
+    want = _PLAIN_ENUM.search(text)
+    got = find_enumeration(text)
+    assert (got and got.span()) == (want and want.span())
+
+
+@pytest.mark.parametrize("text", ["x" * 200_000, "word " * 40_000, "a, " * 60_000, " ," * 100_000, "a, b, " + "x y " * 50_000 + "and"])
+def test_find_enumeration_is_linear_on_long_claims(text):
+    # "x" * 200_000 took 110 s, "a, " * 7_000 took 6 s: the plain search backtracked from every character.
+    t0 = time.perf_counter()
+    find_enumeration(text)
+    assert time.perf_counter() - t0 < 2.0
