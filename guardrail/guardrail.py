@@ -21,7 +21,7 @@ from .claims import ClaimExtractor, SentenceClaimExtractor, unchecked_spans
 from .errors import BackendError, InputError
 from .evidence import EvidenceSelector, normalize_context
 from .limits import check_input_sizes
-from .structured import field_claims, looks_like_json, parse_structured, string_field_claims, validate_structured
+from .structured import field_claims, looks_like_json, parse_structured, structure_spans, validate_structured
 from .types import (
     HALLUCINATED_LABELS,
     CheckReport,
@@ -193,9 +193,11 @@ class Guardrail:
         schema = schema if schema is not None else self.schema
         if schema is not None:
             p.schema_result, p.claims = self._structured_claims(answer, schema, p.skipped)
+            p.unchecked = structure_spans(answer, p.claims) if p.claims else unchecked_spans(answer, p.claims)
         elif looks_like_json(answer):
-            # A JSON answer without a schema: every field is a claim, numbers and codes included.
+            # A JSON answer: every field is a claim, numbers and codes included; keys and syntax are markup.
             p.claims = field_claims(answer, parse_structured(answer))
+            p.unchecked = structure_spans(answer, p.claims)
         else:
             p.claims, p.unchecked = self._extract(answer)
         timings["claims"] = _ms(t0)
@@ -242,7 +244,8 @@ class Guardrail:
             skipped.append(SkippedCheck(check="schema", reason=str(exc)))
             return SchemaResult(valid=False, issues=[{"path": "$", "message": str(exc)}]), []
         result = validate_structured(answer, schema)
-        return result, string_field_claims(answer, result.parsed)
+        # Valid or not, every field the answer states is checked against the context, numbers included.
+        return result, field_claims(answer, result.parsed) if result.parsed is not None else []
 
     def _verify(self, prepared: Sequence[_Prepared]) -> list[list[ClaimVerdict]]:
         """One batched verifier call over the items of every prepared answer."""

@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .claims import SentenceClaimExtractor, split_sentences
+from .claims import SentenceClaimExtractor, looks_factual, split_sentences
 from .errors import ConfigError, InputError
 from .limits import check_json_text, check_value_depth
-from .types import Claim, SchemaIssue, SchemaResult
+from .types import Claim, SchemaIssue, SchemaResult, UncheckedSpan
 
 __all__ = ["parse_structured", "validate_structured", "string_field_claims", "field_claims", "looks_like_json"]
 
@@ -394,3 +394,38 @@ def field_claims(answer: str, parsed: Any, min_chars: int = 12) -> list[Claim]:
         found.append(Claim(id="", text=leaf.value, start=leaf.start, end=leaf.end, kind="field",
                            field_path=_json_path(path), statement=_field_statement(path, leaf.value)))
     return _numbered_with_records(found)
+
+
+def structure_spans(answer: str, claims: list[Claim]) -> list[UncheckedSpan]:
+    """What a JSON answer's field claims leave out, so the report still accounts for every character:
+    its syntax, keys, nulls and any text around the JSON are ``markup``; part of a string value that
+    no claim covers is ``not_extracted``, factual when it reads like a statement."""
+    start, end = _locate_json(answer)
+    leaves: dict[tuple, _Leaf] = {}
+    try:
+        _walk(answer[:end], _skip_ws(answer, start), (), leaves, {})
+    except (ValueError, IndexError, KeyError, RecursionError):
+        leaves = {}
+    # Cut points: claim edges and string-value edges; each piece between them is covered or not.
+    covered = [(c.start, c.end) for c in claims]
+    cuts = sorted({0, len(answer)} | {x for c in covered for x in c}
+                  | {x for leaf in leaves.values() for x in (leaf.start, leaf.end)})
+    out: list[UncheckedSpan] = []
+    for a, b in zip(cuts, cuts[1:]):
+        if any(x <= a and b <= y for x, y in covered):
+            continue
+        text = answer[a:b]
+        lead = len(text) - len(text.lstrip())
+        text = text.strip()
+        if not text:
+            continue
+        a += lead
+        b = a + len(text)
+        inside = any(leaf.start <= a and b <= leaf.end for leaf in leaves.values())
+        reason = "not_extracted" if inside else "markup"
+        factual = inside and looks_factual(text)
+        if out and out[-1].reason == reason == "markup" and not any(out[-1].end <= x < a for x, _ in covered):
+            a = out.pop().start
+            text = answer[a:b]
+        out.append(UncheckedSpan(start=a, end=b, text=text, reason=reason, factual=factual))
+    return out

@@ -291,3 +291,38 @@ def test_generated_json_offsets(seed: int) -> None:
                 assert decoded == c.text
             else:
                 assert c.statement.endswith(decoded.strip()) or c.statement == decoded
+
+
+def test_numeric_fields_are_claims_with_a_schema_too():
+    # A schema says the field is a number; only the context says whether it is the right one.
+    from guardrail import Guardrail
+    from guardrail.verifiers import make_verifier
+
+    schema = {"type": "object", "properties": {"depth_m": {"type": "number"}, "lake": {"type": "string"}}}
+    ctx = "Lake Orm is 212 metres deep. The visitor centre is in building 97."
+    g = Guardrail(make_verifier("heuristic"))
+    bad = g.check('{"lake": "Lake Orm", "depth_m": 97}', ctx, schema=schema)
+    assert [c.field_path for c in bad.claims] == ["$.lake", "$.depth_m"]
+    assert bad.hallucinated and bad.verdict_for(bad.claims[1].id).label.value != "supported"
+    good = g.check('{"lake": "Lake Orm", "depth_m": 212}', ctx, schema=schema)
+    assert not good.hallucinated
+
+
+def test_json_answers_account_for_every_character():
+    from guardrail.structured import field_claims, parse_structured, structure_spans
+
+    for answer in ['{"a": "Porto", "n": 5, "q": "The tower is tall. Why is it 530 metres tall?", "x": null}',
+                   '```json\n[1, {"a": true, "b": [2.5, "x y z"]}]\n```']:
+        claims = field_claims(answer, parse_structured(answer))
+        spans = structure_spans(answer, claims)
+        covered = set()
+        for c in claims:
+            covered |= set(range(c.start, c.end))
+        for u in spans:
+            assert answer[u.start:u.end] == u.text
+            assert not covered & set(range(u.start, u.end)), u
+            covered |= set(range(u.start, u.end))
+        assert {i for i, ch in enumerate(answer) if not ch.isspace()} <= covered
+    q = '{"q": "The tower is tall. Why is it 530 metres tall?"}'
+    spans = structure_spans(q, field_claims(q, parse_structured(q)))
+    assert any(u.factual and "530" in u.text for u in spans)
