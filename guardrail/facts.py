@@ -34,6 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, parse_dates, parse_times
@@ -393,11 +394,13 @@ def _arithmetic(q: Quantity, pool: list[Quantity]) -> str | None:
     Sums and differences need values of one kind (counts of any noun count as one kind); products and
     quotients compare the numbers as written ("5 mg per kg" x "20 kg" = "100 mg")."""
     countish = ("", "count")
+    # The first 12 operands of a fitting kind, taken lazily: a claim with thousands of figures ("330: 330: ...")
+    # hands every other figure in, and filtering the whole pool for each one was quadratic (a 35 kB answer: 20 s).
     if q.kind == "percent":
-        vals = [e for e in pool if e.kind != "percent" or e.dimension == q.dimension][:12]
+        vals = list(islice((e for e in pool if e.kind != "percent" or e.dimension == q.dimension), 12))
     else:
-        vals = [e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
-                or e.kind in countish or e.rate][:12]
+        vals = list(islice((e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
+                            or e.kind in countish or e.rate), 12))
     target, mag = (q.magnitude, q.magnitude) if q.kind == "percent" else (q.value, q.magnitude)
     tol = 0.006 if not q.approx else 0.05
 
@@ -717,7 +720,8 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
         clause_names = [Name(0, 0, referent)] + clause_names
     clause_tokens = {t for n in clause_names for t in n.tokens}
     claim_words = words(claim)
-    others = [n for n in clause_names if not (n.tokens & c_tokens) and not (n.tokens & claim_words)]
+    free_words = claim_words - c_tokens
+    others = [o for o in clause_names if not any(_same_name(o, n) for n in c_names) and not (o.tokens & free_words)]
     clause_words = words(text[a:b])
     c_terms_pos = terms_with_offsets(claim)
     e_terms_pos = terms_with_offsets(text[a:b])
@@ -755,6 +759,17 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+def _same_name(a: Name, b: Name) -> bool:
+    """One name is the other, whole or shortened ("Eiffel" / "Gustave Eiffel", "Dr. Park" / "Lina Park").
+    Sharing a word is not enough: "Gustave Eiffel" is not the "Eiffel Tower"."""
+    if not (a.tokens & b.tokens):
+        return False
+    if a.tokens <= b.tokens or b.tokens <= a.tokens:
+        return True
+    last_a, last_b = a.text.split()[-1:], b.text.split()[-1:]
+    return bool(last_a and last_b and name_tokens(last_a[0]) == name_tokens(last_b[0]))
 
 
 _SKIP_NEIGHBOUR = frozenset("the a an dr mr mrs ms prof".split())

@@ -40,6 +40,9 @@ def slots(claim, *docs, **kw):
     ("The novel was translated by Ingrid Sand.", "The novel was translated by Petra Holm in 1998.", "entity"),
     ("Dr. Omar Reyes leads the radiology team.",
      "Dr. Lina Park leads the radiology team. Dr. Omar Reyes runs the blood bank.", "entity"),
+    # the other name shares a word with a different name of the claim ("Oskar Brandt" / "Brandt Lighthouse")
+    ("The Brandt Lighthouse was restored by the firm of Ada Morrow.",
+     "The Brandt Lighthouse stands on the cape. It was restored by the firm of Oskar Brandt in 1990.", "entity"),
     # polarity words
     ("The hostel provides towels.", "The hostel does not provide towels.", "negation"),
     ("Cyclists may ride on the pier.", "Cyclists must not ride on the pier.", "modality"),
