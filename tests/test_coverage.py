@@ -131,3 +131,24 @@ def test_cli_clean_answer_still_exits_0(capsys):
     code = main(["check", "--answer", "The Eiffel Tower is 330 metres tall.", "--context", CONTEXT, "--verifier", "heuristic",
                  "--fail-on-hallucination"])
     assert code == 0 and "no claim flagged" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- streamed: the same decision
+
+
+@pytest.mark.parametrize("structure", ["plain", "heading", "table_header", "code_block", "question", "after_sources", "filler"])
+@pytest.mark.parametrize(("edit", "false", "true", "edited"), EDITS[:2], ids=[e[0] for e in EDITS[:2]])
+def test_a_streamed_false_sentence_gets_the_decision_invoke_gets(guardrail, structure, edit, false, true, edited):
+    from guardrail.streaming import StreamGuard, run_stream
+
+    answer = wrap(structure, false)
+    chunks = [answer[i : i + 7] for i in range(0, len(answer), 7)]
+    for tenant in ("default", "healthcare"):
+        policy = STORE.get(tenant)
+        whole = guard(answer, CONTEXT, check=guardrail.check, policy=policy)
+        sg = StreamGuard(CONTEXT, check=guardrail.check, policy=policy)
+        shown = "".join(s.output for s in run_stream(sg, chunks))
+        assert sg.decision is not None and sg.decision.action is whole.action, (tenant, structure, sg.decision.action, whole.action)
+        assert sg.decision.action is not Action.respond
+        if whole.action in (Action.abstain, Action.escalate):
+            assert edited not in shown, (tenant, structure, shown)
