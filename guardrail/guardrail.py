@@ -98,6 +98,9 @@ class Guardrail:
         max_context_chars: longer contexts are not checked (each claim unevaluatable, reason given)
             rather than cut silently.
         llm: a ``guardrail.llm.ChatModel`` (e.g. ``OpenAIChat``) for the judge and cascade verifiers.
+        verifier_timeout_s: a verifier call (one batch of claims) that has not answered by then is a failed
+            check (its claims unevaluatable, a skipped "verify" entry, the policy's fail mode), never a hang.
+            None: no limit (the shipped models always return; set it for remote or custom verifiers).
     """
 
     def __init__(
@@ -113,6 +116,7 @@ class Guardrail:
         max_context_chars: int = 4_000_000,
         batch_size: int = 32,
         llm: Any = None,
+        verifier_timeout_s: float | None = None,
     ) -> None:
         self.verifier: Verifier = make_verifier(verifier, llm=llm) if isinstance(verifier, str) else verifier
         if threshold is None:
@@ -128,6 +132,9 @@ class Guardrail:
         self.schema = schema
         self.max_context_chars = max_context_chars
         self.batch_size = batch_size
+        if verifier_timeout_s is not None and not verifier_timeout_s > 0:
+            raise InputError(f"verifier_timeout_s must be > 0 seconds, got {verifier_timeout_s}")
+        self.verifier_timeout_s = verifier_timeout_s
 
     # ------------------------------------------------------------------ public API
 
@@ -256,7 +263,7 @@ class Guardrail:
         if flat:
             # run_verifier turns anything a (custom) verifier raises, a wrong-length or malformed reply, into BackendError.
             try:
-                run = run_verifier(self.verifier, flat, batch_size=self.batch_size)
+                run = run_verifier(self.verifier, flat, batch_size=self.batch_size, timeout_s=self.verifier_timeout_s)
             except BackendError as exc:
                 failure = f"verifier '{self.verifier.name}' failed: {exc}"
                 run = VerifierRun(verdicts=[unevaluatable(it, failure, self.verifier.name) for it in flat])

@@ -143,6 +143,18 @@ def test_verifier_faults_end_in_the_fail_mode(fault, policy, audit):
     assert all(v.reason for v in report.verdicts)
 
 
+@pytest.mark.parametrize("policy", [OPEN, CLOSED], ids=["open", "closed"])
+def test_a_hanging_verifier_is_a_failed_check_not_a_hang(policy, audit):
+    g = Guardrail(Hangs(), selector=EvidenceSelector(method="bm25"), verifier_timeout_s=0.3)
+    t0 = time.perf_counter()
+    decision = guard(ANSWER, CONTEXT, check=g.check, policy=policy, audit=audit)
+    assert time.perf_counter() - t0 < 3.0  # the verifier sleeps 5 s
+    assert_fail_mode(decision, policy, audit, check="verify")
+    assert all(v.label is Label.unevaluatable and "0.3" in v.reason for v in decision.report.verdicts)
+    with pytest.raises(InputError):
+        Guardrail(Fine(), verifier_timeout_s=0)
+
+
 def test_a_custom_verifier_exception_is_named_with_its_cause():
     report = pipeline(Raises(ZeroDivisionError("division by zero"))).check(ANSWER, CONTEXT)
     assert [s.check for s in report.skipped] == ["verify"]
