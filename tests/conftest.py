@@ -20,3 +20,33 @@ def shared_data() -> Path:
     if not (DATA / "ragtruth" / "ragtruth_train.jsonl.gz").is_file():
         pytest.skip(f"shared data not found at {DATA} (set GUARDRAIL_DATA_DIR)")
     return DATA
+
+
+# --------------------------------------------------------------------------------------------- hypothesis profiles
+# The fuzz suite (tests/test_fuzz.py) runs under one of two profiles; docs/testing.md says when to use which.
+#   ci   (default): few examples, derandomized, so CI is fast and a failure reproduces run after run.
+#   long (HYPOTHESIS_PROFILE=long): many random examples, for a night's run before a release.
+# A deadline per example makes a slow input a failure (shrunk to the smallest slow input), not a slow pass.
+from hypothesis import HealthCheck, settings  # noqa: E402 - grouped with the profiles it configures
+
+settings.register_profile(
+    "ci",
+    max_examples=40,
+    derandomize=True,
+    database=None,
+    deadline=5_000,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "long",
+    max_examples=2_000,
+    deadline=10_000,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fuzz: hypothesis properties over every entry point (profile: HYPOTHESIS_PROFILE, default ci)")
