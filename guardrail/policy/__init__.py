@@ -8,6 +8,7 @@ Reference of every policy field: docs/policies.md (generated from the model's de
 """
 
 from ._audit import AuditLog, AuditRecord, AuditSummary, DriftConfig, DriftStatus
+from ._bundled import POLICIES_ENV, bundled_policies_dir
 from ._caveat import Caveat, render_caveat
 from ._decision import Attempt, Decision, Reason, decide, decide_failure
 from ._guard import aguard, guard
@@ -28,6 +29,8 @@ __all__ = [
     "PolicyStore",
     "PolicySource",
     "resolve_policy",
+    "bundled_policies_dir",
+    "POLICIES_ENV",
     "Decision",
     "Reason",
     "Attempt",

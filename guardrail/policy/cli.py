@@ -28,7 +28,8 @@ def add_commands(subparsers: Any, make_guardrail: Callable[..., Any]) -> None:
     (called with ``verifier=`` when it accepts it)."""
     g = subparsers.add_parser("guard", help="check an answer and apply a tenant's policy (respond/caveat/regenerate/abstain/escalate)")
     g.add_argument("--tenant", required=True, help="tenant id: <policies>/tenants/<tenant>.yaml or <policies>/<tenant>.yaml")
-    g.add_argument("--policies", required=True, type=Path, help="policy directory")
+    g.add_argument("--policies", type=Path,
+                   help="policy directory (default: $GUARDRAIL_POLICIES, else the policies shipped with the package)")
     g.add_argument("--fallback-to-default", action="store_true", help="use default.yaml for a tenant without a policy file")
     src = g.add_mutually_exclusive_group(required=True)
     src.add_argument("--answer", help="answer text, or '-' to read it from stdin")
@@ -79,6 +80,7 @@ def _build(make_guardrail: Callable[..., Any], verifier: str) -> Any:
 
 def _cmd_guard(args: argparse.Namespace, make_guardrail: Callable[..., Any]) -> int:
     from ._audit import AuditLog
+    from ._bundled import bundled_policies_dir
     from ._guard import guard
     from ._policy import Action
     from ._store import PolicyStore
@@ -87,7 +89,8 @@ def _cmd_guard(args: argparse.Namespace, make_guardrail: Callable[..., Any]) -> 
     unknown = fail_on - {a.value for a in Action}
     if unknown:
         raise InputError(f"--fail-on: unknown action(s) {sorted(unknown)}; choose from {[a.value for a in Action]}")
-    policy = PolicyStore(args.policies, fallback_to_default=args.fallback_to_default).get(args.tenant)
+    policies = args.policies if args.policies is not None else bundled_policies_dir()
+    policy = PolicyStore(policies, fallback_to_default=args.fallback_to_default).get(args.tenant)
     answer = read_answer(args)
     context = collect_context(args)
     guardrail = _build(make_guardrail, args.verifier)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..types import CheckReport, Evidence
+from ._bundled import POLICIES_ENV, bundled_policies_dir
 from ._decision import Decision
 from ._guard import guard
 from ._policy import Action
@@ -63,19 +64,16 @@ class DemoResult:
     decision: Decision
 
 
-def _policies_dir(policies_dir: str | os.PathLike[str] | None) -> Path:
-    if policies_dir is not None:
-        return Path(policies_dir)
-    env = os.environ.get("GUARDRAIL_POLICIES")
-    candidates = [Path(env)] if env else []
-    candidates += [Path(__file__).resolve().parents[2] / "policies", Path.cwd() / "policies"]
-    for c in candidates:
-        if (c / "tenants" / "healthcare.yaml").is_file():
-            return c
-    raise ConfigError(
-        "the demo policies were not found (looked in " + ", ".join(str(c) for c in candidates)
-        + "); pass policies_dir= or set GUARDRAIL_POLICIES"
-    )
+def _policies_dir(policies_dir: str | os.PathLike[str] | None, tenants: tuple[str, ...]) -> Path:
+    """The directory given, else ``$GUARDRAIL_POLICIES`` or the shipped policies (in a wheel too)."""
+    path = Path(policies_dir) if policies_dir is not None else bundled_policies_dir()
+    missing = [t for t in tenants if not (path / "tenants" / f"{t}.yaml").is_file()]
+    if missing:
+        raise ConfigError(
+            f"the demo policies were not found: no tenants/{missing[0]}.yaml; pass policies_dir= or set {POLICIES_ENV}",
+            file=str(path),
+        )
+    return path
 
 
 def run_policy_demo(
@@ -97,7 +95,7 @@ def run_policy_demo(
     from rich.text import Text
 
     console = console or Console()
-    store = PolicyStore(_policies_dir(policies_dir))
+    store = PolicyStore(_policies_dir(policies_dir, tenants))
     policies = {t: store.get(t) for t in tenants}
     corrector = llm if llm is not None else EvidenceRewriter()
     how = (f"regeneration: {corrector!r}" if llm is not None
