@@ -5,8 +5,10 @@ Backends are imported only when asked for, so ``import guardrail`` never pulls t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import ConfigError
 from .base import Unchecked, Verifier, VerifierRun, arun_verifier, averify, run_verifier, unevaluatable
@@ -21,6 +23,8 @@ __all__ = [
     "arun_verifier",
     "unevaluatable",
     "make_verifier",
+    "VERIFIER_SPECS",
+    "VerifierSpec",
     "shipped_model_available",
 ]
 
@@ -60,58 +64,135 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
                       (options mode=grammar|echo, template=chatml|plain, stat=min|mean, center, width, concurrency)
     ``prompt-judge``  one LLM call per answer returning a 0-1 score per claim (AWS write-up)
                       (options per=answer|claim, max_claims, concurrency)
+
+    Every spec is an entry of ``VERIFIER_SPECS``: adding a verifier is adding an entry, not a branch.
     """
-    name, _, raw_opts = spec.partition(":")
-    if name in _OPTION_SPECS:
-        return _make_baseline(name, _parse_options(spec, name, raw_opts), llm)
-    if spec in ("judge", "cascade"):
-        if llm is None:
-            raise ConfigError(f"verifier '{spec}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
-        from .judge import LLMJudgeVerifier
-
-        if spec == "judge":
-            return LLMJudgeVerifier(llm)
-        from .cascade import CascadeVerifier
-
-        return CascadeVerifier(make_verifier("default"), LLMJudgeVerifier(llm))
-    if spec == "default":
-        spec = DEFAULT_VERIFIER
-    if spec == "heuristic":
-        from .heuristic import HeuristicVerifier
-
-        return HeuristicVerifier()
-    if spec == "grounding" or spec.startswith("grounding:"):
-        from .crossencoder import CrossEncoderVerifier
-
-        return CrossEncoderVerifier(spec.partition(":")[2] or None)
-    if spec.startswith("hf:"):
-        from .hf import HFVerifier
-
-        return HFVerifier(spec[3:])
-    raise ConfigError(
-        f"unknown verifier '{spec}' (expected default, heuristic, grounding, grounding:DIR, hf:PATH, judge, cascade, "
-        "overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
-    )
+    name, colon, rest = spec.partition(":")
+    entry = VERIFIER_SPECS.get(name)
+    if entry is None or (colon and entry.argument == "none") or (not colon and entry.argument == "required"):
+        raise ConfigError(
+            f"unknown verifier '{spec}' (expected default, heuristic, grounding, grounding:DIR, hf:PATH, judge, cascade, "
+            "overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
+        )
+    options = _parse_options(spec, entry, rest) if entry.argument == "options" else {}
+    if entry.needs_llm and llm is None:
+        raise ConfigError(f"verifier '{name}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
+    if entry.argument != "options":
+        return entry.build(rest, options, llm)
+    try:
+        return entry.build(rest, options, llm)
+    except (TypeError, ValueError) as exc:  # a value the verifier itself rejects (n=0, threshold=2)
+        raise ConfigError(f"verifier '{name}': {exc}", field="verifier") from exc
 
 
-# Option name -> (keyword argument, type or allowed values) per baseline spec.
-_OPTION_SPECS: dict[str, dict[str, tuple[str, Any]]] = {
-    "overlap": {"threshold": ("threshold", float)},
-    "embedding": {"threshold": ("threshold", float), "center": ("center", float), "width": ("width", float)},
-    "selfcheck": {"n": ("n_samples", int), "temperature": ("temperature", float), "max_tokens": ("max_tokens", int),
-                  "comparer": ("comparer", ("overlap", "embedding", "heuristic")), "seed": ("seed", int),
-                  "concurrency": ("max_concurrency", int)},
-    "logprob": {"mode": ("mode", ("grammar", "echo")), "template": ("template", ("chatml", "plain")),
-                "stat": ("stat", ("min", "mean")), "center": ("center", float), "width": ("width", float),
-                "threshold": ("threshold", float), "concurrency": ("max_concurrency", int)},
-    "prompt-judge": {"per": ("per", ("answer", "claim")), "max_claims": ("max_claims", int),
-                     "threshold": ("threshold", float), "concurrency": ("max_concurrency", int)},
+#: Option name -> (keyword argument of the verifier, type or allowed values).
+OptionSchema = dict[str, tuple[str, Any]]
+
+
+@dataclass(frozen=True)
+class VerifierSpec:
+    """One spec name of ``make_verifier``: how to build it and what may follow its colon.
+
+    ``argument`` is ``none`` (the bare name only), ``path`` (``NAME`` or ``NAME:PATH``), ``required``
+    (``NAME:PATH`` only) or ``options`` (``NAME:key=value,...`` checked against ``options``).
+    ``build(argument, options, llm)`` imports its backend lazily, so listing the registry costs nothing.
+    """
+
+    build: Callable[[str, dict[str, Any], Any], Verifier]
+    argument: Literal["none", "path", "required", "options"] = "none"
+    options: OptionSchema = field(default_factory=dict)
+    needs_llm: bool = False
+
+
+def _heuristic(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .heuristic import HeuristicVerifier
+
+    return HeuristicVerifier()
+
+
+def _grounding(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .crossencoder import CrossEncoderVerifier
+
+    return CrossEncoderVerifier(arg or None)
+
+
+def _hf(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .hf import HFVerifier
+
+    return HFVerifier(arg)
+
+
+def _judge(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .judge import LLMJudgeVerifier
+
+    return LLMJudgeVerifier(llm)
+
+
+def _cascade(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .cascade import CascadeVerifier
+    from .judge import LLMJudgeVerifier
+
+    return CascadeVerifier(make_verifier("default"), LLMJudgeVerifier(llm))
+
+
+def _overlap(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .baselines import OverlapVerifier
+
+    return OverlapVerifier(**opts)
+
+
+def _embedding(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .baselines import EmbeddingVerifier
+
+    return EmbeddingVerifier(**opts)
+
+
+def _selfcheck(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .selfcheck import SelfCheckVerifier
+
+    return SelfCheckVerifier(llm, **opts)
+
+
+def _logprob(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .logprob import LogprobVerifier
+
+    return LogprobVerifier(llm, **opts)
+
+
+def _prompt_judge(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .prompt_judge import PromptJudgeVerifier
+
+    return PromptJudgeVerifier(llm, **opts)
+
+
+#: Spec name -> how to build it. ``default`` is whatever ``DEFAULT_VERIFIER`` names.
+VERIFIER_SPECS: dict[str, VerifierSpec] = {
+    "default": VerifierSpec(lambda arg, opts, llm: make_verifier(DEFAULT_VERIFIER, llm)),
+    "heuristic": VerifierSpec(_heuristic),
+    "grounding": VerifierSpec(_grounding, argument="path"),
+    "hf": VerifierSpec(_hf, argument="required"),
+    "judge": VerifierSpec(_judge, needs_llm=True),
+    "cascade": VerifierSpec(_cascade, needs_llm=True),
+    "overlap": VerifierSpec(_overlap, "options", {"threshold": ("threshold", float)}),
+    "embedding": VerifierSpec(_embedding, "options", {
+        "threshold": ("threshold", float), "center": ("center", float), "width": ("width", float)}),
+    "selfcheck": VerifierSpec(_selfcheck, "options", {
+        "n": ("n_samples", int), "temperature": ("temperature", float), "max_tokens": ("max_tokens", int),
+        "comparer": ("comparer", ("overlap", "embedding", "heuristic")), "seed": ("seed", int),
+        "concurrency": ("max_concurrency", int)}, needs_llm=True),
+    "logprob": VerifierSpec(_logprob, "options", {
+        "mode": ("mode", ("grammar", "echo")), "template": ("template", ("chatml", "plain")),
+        "stat": ("stat", ("min", "mean")), "center": ("center", float), "width": ("width", float),
+        "threshold": ("threshold", float), "concurrency": ("max_concurrency", int)}, needs_llm=True),
+    "prompt-judge": VerifierSpec(_prompt_judge, "options", {
+        "per": ("per", ("answer", "claim")), "max_claims": ("max_claims", int),
+        "threshold": ("threshold", float), "concurrency": ("max_concurrency", int)}, needs_llm=True),
 }
-_NEEDS_LLM = ("selfcheck", "logprob", "prompt-judge")
 
 
-def _parse_options(spec: str, name: str, raw: str) -> dict[str, Any]:
-    allowed = _OPTION_SPECS[name]
+def _parse_options(spec: str, entry: VerifierSpec, raw: str) -> dict[str, Any]:
+    name = spec.partition(":")[0]
+    allowed = entry.options
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in raw.split(","))):
         key, eq, value = part.partition("=")
@@ -131,30 +212,3 @@ def _parse_options(spec: str, name: str, raw: str) -> dict[str, Any]:
                 raise ConfigError(f"verifier '{spec}': {key} must be a{'n integer' if kind is int else ' number'}, "
                                   f"got '{value}'", field="verifier") from None
     return out
-
-
-def _make_baseline(name: str, opts: dict[str, Any], llm: Any) -> Verifier:
-    if name in _NEEDS_LLM and llm is None:
-        raise ConfigError(f"verifier '{name}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
-    try:
-        if name == "overlap":
-            from .baselines import OverlapVerifier
-
-            return OverlapVerifier(**opts)
-        if name == "embedding":
-            from .baselines import EmbeddingVerifier
-
-            return EmbeddingVerifier(**opts)
-        if name == "selfcheck":
-            from .selfcheck import SelfCheckVerifier
-
-            return SelfCheckVerifier(llm, **opts)
-        if name == "logprob":
-            from .logprob import LogprobVerifier
-
-            return LogprobVerifier(llm, **opts)
-        from .prompt_judge import PromptJudgeVerifier
-
-        return PromptJudgeVerifier(llm, **opts)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"verifier '{name}': {exc}", field="verifier") from exc
