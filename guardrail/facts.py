@@ -29,12 +29,13 @@ Parsing is per sentence and cached, so a context shared by many claims is parsed
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import islice
+from itertools import chain, islice
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, parse_dates, parse_times
@@ -387,7 +388,7 @@ def _within_bound(q: Quantity, e: Quantity) -> bool:
     return e.value >= q.value * (1 - 1e-9) and (e.bound is None or e.bound in ("gt", "min"))
 
 
-def _arithmetic(q: Quantity, pool: list[Quantity]) -> str | None:
+def _arithmetic(q: Quantity, pool: Iterable[Quantity]) -> str | None:
     """A claim value the context's figures give by one or two operations: a sum, a difference, a product
     (a rate times a count), a quotient, a share or a percentage change. Returns how, or None.
 
@@ -448,9 +449,14 @@ def _arithmetic(q: Quantity, pool: list[Quantity]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def _talks_of_old_values(claim: str) -> bool:
+    return re.search(r"\b(?:previously|formerly|originally|used\s+to|until|before|was|were|no\s+longer)\b", claim, re.I) is not None
+
+
 def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
     """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
-    if re.search(r"\b(?:previously|formerly|originally|used\s+to|until|before|was|were|no\s+longer)\b", claim, re.I):
+    if _talks_of_old_values(claim):
         return None  # the claim itself talks about the old value
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
@@ -480,6 +486,16 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
     if not claim_qs:
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
+    cache: dict[tuple[int, int], list[Quantity]] = {}
+
+    def stated_by(k: int, e: Quantity) -> list[Quantity]:
+        # The claim's numbers that this evidence value states; once per value, not once per pair of claim
+        # numbers (a claim with thousands of figures stays linear).
+        key = (k, id(e))
+        if key not in cache:
+            cache[key] = [x for x in claim_qs if _equivalent(x, e)][:2]
+        return cache[key]
+
     for q in claim_qs:
         out.numbers += 1
         hit = next(((k, e) for k, e, _ in pool if k in near and _equivalent(q, e)), None)
@@ -521,8 +537,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue
         operands = [e for k, e, _ in pool if k in near] or [e for _, e, _ in pool]
-        operands = operands + [x for x in c.quantities if x is not q] + _years_as_quantities(c, sents, near, q) \
-            + _times_as_quantities(sents, near, q)
+        # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
+        # must not build a list of all the others for each one.
+        operands = chain(operands, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),
+                         _times_as_quantities(sents, near, q))
         how = _arithmetic(q, operands)
         if how is not None:
             out.numbers_matched += 1
@@ -531,10 +549,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict = None
         need = 1 if q.dimension else 2  # a bare number ("28") needs more of the claim's words around it
-        others_c = [x for x in claim_qs if x is not q]
         for k in support:
             # A value another of the claim's numbers states is that number's, not a rival of this one.
-            cands = [(e, _slot(q, e)) for e in sents[k][2].quantities if not any(_equivalent(x, e) for x in others_c)]
+            cands = [(e, _slot(q, e)) for e in sents[k][2].quantities
+                     if not any(x is not q for x in stated_by(k, e))]
             cands = [(e, sl) for e, sl in cands if sl is not None and (
                 sl in ("unit", "currency", "percent_points") or _near_terms(c, sents[k][2].text, e.start, e.end) >= need)]
             if cands:

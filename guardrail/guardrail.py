@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from .citations import parse_markers, verify_citations
 from .claims import ClaimExtractor, SentenceClaimExtractor, unchecked_spans
@@ -77,6 +77,16 @@ def _as_text(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise InputError(f"{what} must be a string, got {type(value).__name__}")
     return value
+
+
+def _batch_item(raw: Any, index: int) -> BatchItem:
+    """A batch item from a mapping, or an ``InputError`` naming the item and the field at fault."""
+    try:
+        return BatchItem.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err.get("loc", ())) or "item"
+        raise InputError(f"batch item {index}: field '{field}': {err.get('msg')}") from exc
 
 
 class Guardrail:
@@ -162,7 +172,7 @@ class Guardrail:
         chunk: list[tuple[int, _Prepared | Exception]] = []
         for index, raw in enumerate(items):
             try:
-                item = raw if isinstance(raw, BatchItem) else BatchItem.model_validate(raw)
+                item = raw if isinstance(raw, BatchItem) else _batch_item(raw, index)
                 chunk.append((index, self._prepare(item.response, item.context, item.question, None)))
             except Exception as exc:  # noqa: BLE001 - reported per item, the batch goes on
                 if on_error:

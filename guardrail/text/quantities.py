@@ -255,6 +255,14 @@ def _stem_noun(word: str) -> str:
     return stem(word.lower())
 
 
+# Matched at a position (``pattern.match(text, end)``), never on ``text[end:]``: slicing the rest of the
+# text for every number made long answers quadratic.
+_AMPM = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.)\b", re.I)
+_SPACE_WORD = re.compile(r"\s+([A-Za-z]+)")
+_POINTS = re.compile(r"\s*(?:percentage\s+)?points?\b", re.I)
+_PER = re.compile(r"\s*(?:per|/|a|an|each)\s*([A-Za-z]+)")
+
+
 def parse_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in order. Years (1500-2099 with no unit) and clock times are left to
     :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends."""
@@ -289,11 +297,11 @@ def parse_quantities(text: str) -> list[Quantity]:
             continue  # a clock time
         if not unit_raw and not scale_raw and not cur_raw and _YEARLIKE.fullmatch(raw):
             continue  # a year: dates.py
-        if re.match(r"\s*(?:am|pm|a\.m\.|p\.m\.)\b", text[end:], re.I):
+        if _AMPM.match(text, end):
             continue  # "3 pm"
         if re.match(r"(?:st|nd|rd|th)\b", text[end:end + 3], re.I):
             continue  # an ordinal day
-        nxt_word = re.match(r"\s+([A-Za-z]+)", text[end:])
+        nxt_word = _SPACE_WORD.match(text, end)
         prv_word = re.search(r"([A-Za-z]+)\.?\s+$", text[max(0, start - 12):start])
         if (nxt_word and _MONTH_NEAR.fullmatch(nxt_word.group(1))) or (prv_word and _MONTH_NEAR.fullmatch(prv_word.group(1))):
             if mag <= 31 and not unit_raw and not cur_raw:
@@ -325,7 +333,7 @@ def parse_quantities(text: str) -> list[Quantity]:
             dim, value = f"currency:{currency}", mag
         if unit_raw == "%" or dim == "percent":
             # "% points" is written both ways: look one word further.
-            if re.match(r"\s*(?:percentage\s+)?points?\b", text[end:], re.I):
+            if _POINTS.match(text, end):
                 dim = "points"
         nxt = _NEXT_WORD.match(text, end)
         if nxt and (nxt.group(1).lower() in _VERBS_AFTER or nxt.group(1).lower().endswith("ed")):
@@ -344,7 +352,7 @@ def parse_quantities(text: str) -> list[Quantity]:
         labelled = False
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
             labelled = True
-        per = re.match(r"\s*(?:per|/|a|an|each)\s*([A-Za-z]+)", text[end:])
+        per = _PER.match(text, end)
         rate = None
         if per and (per.group(1).lower() in _UNIT_TABLE or per.group(1).lower() in (
                 "day", "week", "month", "year", "hour", "night", "person", "user", "patient", "dose", "kg", "head", "unit")):
