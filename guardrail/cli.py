@@ -1,4 +1,4 @@
-"""The ``guardrail`` command line: check, check-batch, demo, guard, audit, eval, redteam.
+"""The ``guardrail`` command line: check, check-batch, demo, guard, audit, eval, redteam, serve.
 
 Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup,
 3 ``--fail-on-hallucination``, nothing flagged, but part of the answer was not checked (the report is
@@ -89,6 +89,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .calibrate import add_commands as add_calibrate_commands
 
     add_calibrate_commands(sub, make_guardrail=lambda verifier="default": _make_guardrail(argparse.Namespace(verifier=verifier)))
+    from .service.cli import add_commands as add_serve_commands  # argparse only: fastapi loads when serve runs
+
+    add_serve_commands(sub)
 
     # Evaluation tools: each module imports only what its parser needs; models load when a command runs.
     from .eval.cli import add_commands as add_eval_commands

@@ -22,6 +22,7 @@ from .errors import BackendError, InputError
 from .evidence import EvidenceSelector, normalize_context
 from .limits import check_input_sizes
 from .structured import field_claims, looks_like_json, parse_structured, structure_spans, validate_structured
+from .tracing import span
 from .types import (
     HALLUCINATED_LABELS,
     CheckReport,
@@ -149,9 +150,14 @@ class Guardrail:
     # ------------------------------------------------------------------ public API
 
     def check(self, answer: str, context: Any, question: str | None = None, *, schema: Schema | None = None) -> CheckReport:
-        prepared = self._prepare(answer, context, question, schema)
-        verdicts = self._verify([prepared])
-        return self._finish(prepared, verdicts[0])
+        # Spans (guardrail.tracing) mirror the stages timed in latencies_ms; no-ops without an exporter.
+        with span("check", verifier=self.verifier.name):
+            with span("prepare"):  # claims + evidence selection
+                prepared = self._prepare(answer, context, question, schema)
+            with span("verify", items=len(prepared.items)):
+                verdicts = self._verify([prepared])
+            with span("finish"):  # citations + the report
+                return self._finish(prepared, verdicts[0])
 
     async def acheck(self, answer: str, context: Any, question: str | None = None, *, schema: Schema | None = None) -> CheckReport:
         """Runs the CPU-bound check in a worker thread so the event loop stays free."""
@@ -188,7 +194,8 @@ class Guardrail:
 
     def _run_chunk(self, chunk: list[tuple[int, _Prepared | Exception]]) -> Iterator[CheckReport | Exception]:
         ready = [p for _, p in chunk if isinstance(p, _Prepared)]
-        verdicts = iter(self._verify(ready)) if ready else iter(())
+        with span("verify", items=sum(len(p.items) for p in ready), answers=len(ready)):
+            verdicts = iter(self._verify(ready)) if ready else iter(())
         for _, p in chunk:
             yield self._finish(p, next(verdicts)) if isinstance(p, _Prepared) else p
 

@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS decisions (
     decision TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS decisions_tenant ON decisions (tenant, id);
+CREATE INDEX IF NOT EXISTS decisions_request ON decisions (request_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -293,6 +294,14 @@ class AuditLog:
         where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
         rows = self._query(f"SELECT {self._COLUMNS} FROM decisions {where} ORDER BY id DESC LIMIT ?", (*params, int(n)))
         return [self._record(r) for r in rows]
+
+    def find(self, request_id: str, tenant: str | None = None) -> AuditRecord | None:
+        """The newest decision recorded under ``request_id`` (a stream records one per released
+        segment and the whole answer's last), optionally only if it belongs to ``tenant``."""
+        where, params = ("AND tenant = ?", (tenant,)) if tenant is not None else ("", ())
+        rows = self._query(f"SELECT {self._COLUMNS} FROM decisions WHERE request_id = ? {where} ORDER BY id DESC LIMIT 1",
+                           (request_id, *params))
+        return self._record(rows[0]) if rows else None
 
     def count(self, tenant: str | None = None) -> int:
         where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
