@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import LLMError, LLMResponseError, LLMTimeout
+from .errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
 
 if TYPE_CHECKING:  # pragma: no cover
     import tenacity
@@ -262,7 +262,7 @@ class OpenAIChat:
         samples make further requests for the rest. Use ``temperature`` > 0, or every choice is the same.
         """
         if n < 1:
-            raise ValueError("n must be at least 1")
+            raise ConfigError("n must be at least 1")
         request = self._request(messages, {**kw, "n": n})
         return self._call(lambda client: client.chat.completions.create(**request), self._contents)
 
@@ -581,7 +581,7 @@ def chat_json(model: ChatModel, messages: Sequence[Message], schema: type[M], *,
     ``repair_attempts`` extra turns; endpoint failures propagate as the model raised them.
     """
     if repair_attempts < 0:
-        raise ValueError("repair_attempts must be >= 0")
+        raise ConfigError("repair_attempts must be >= 0")
     convo = list(messages)
     hint = schema.model_json_schema()
     for turn in range(repair_attempts + 1):
@@ -599,7 +599,7 @@ async def achat_json(model: ChatModel, messages: Sequence[Message], schema: type
                      **kw: Any) -> M:
     """Async twin of ``chat_json``."""
     if repair_attempts < 0:
-        raise ValueError("repair_attempts must be >= 0")
+        raise ConfigError("repair_attempts must be >= 0")
     convo = list(messages)
     hint = schema.model_json_schema()
     for turn in range(repair_attempts + 1):

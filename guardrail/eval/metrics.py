@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = [
     "Confusion",
     "confusion",
@@ -58,16 +60,16 @@ def _labels(y: Sequence[bool]) -> np.ndarray:
 def _scores(scores: Sequence[float], n: int) -> np.ndarray:
     s = np.asarray(list(scores), dtype=float)
     if len(s) != n:
-        raise ValueError(f"{len(s)} scores for {n} labels")
+        raise InputError(f"{len(s)} scores for {n} labels")
     if len(s) and not np.isfinite(s).all():
-        raise ValueError("scores must be finite numbers")
+        raise InputError("scores must be finite numbers")
     return s
 
 
 def confusion(y: Sequence[bool], predicted: Sequence[bool]) -> Confusion:
     yy, pp = _labels(y), _labels(predicted)
     if len(yy) != len(pp):
-        raise ValueError(f"{len(pp)} predictions for {len(yy)} labels")
+        raise InputError(f"{len(pp)} predictions for {len(yy)} labels")
     return Confusion(
         tp=int((yy & pp).sum()), fp=int((~yy & pp).sum()), fn=int((yy & ~pp).sum()), tn=int((~yy & ~pp).sum())
     )
@@ -120,7 +122,7 @@ class ReliabilityBin:
 def reliability_bins(y: Sequence[bool], scores: Sequence[float], bins: int = 10) -> list[ReliabilityBin]:
     """Equal-width bins over [0, 1]; a score of exactly 1.0 falls in the last bin."""
     if bins < 1:
-        raise ValueError("bins must be >= 1")
+        raise InputError("bins must be >= 1")
     yy = _labels(y)
     s = _scores(scores, len(yy))
     idx = np.minimum((s * bins).astype(int), bins - 1) if len(s) else np.array([], dtype=int)
@@ -263,7 +265,7 @@ def proxy_metrics(
     ff = _labels(claim_flagged)
     s = _scores(claim_scores, len(yy))
     if len(ff) != len(yy):
-        raise ValueError(f"{len(ff)} flags for {len(yy)} claims")
+        raise InputError(f"{len(ff)} flags for {len(yy)} claims")
     n_h, n_c = int(yy.sum()), int((~yy).sum())
     clean = float(ff[~yy].mean()) if n_c else None
     hall = float(ff[yy].mean()) if n_h else None

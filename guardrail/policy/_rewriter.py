@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from ..errors import LLMResponseError
+from ..errors import ConfigError, LLMResponseError
 from ._regenerate import ANSWER_CLOSE, ANSWER_OPEN, REQUEST_CLOSE, REQUEST_OPEN
 from ._text import overlap, sentences
 
@@ -39,7 +39,7 @@ class EvidenceRewriter:
 
     def __init__(self, min_overlap: float = 0.4):
         if not 0.0 < min_overlap <= 1.0:
-            raise ValueError(f"min_overlap must be within (0, 1], got {min_overlap}")
+            raise ConfigError(f"min_overlap must be within (0, 1], got {min_overlap}")
         self.min_overlap = min_overlap
 
     def __repr__(self) -> str:

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evidence import strip_citation_markers, content_terms
+from ..errors import ConfigError
+from ..evidence import content_terms, strip_citation_markers
 from ..types import ClaimVerdict, EvidenceSpan, VerificationItem, Window
 from .base import scored_verdict, unevaluatable
 from .heuristic import sentences_of
@@ -95,7 +96,7 @@ class OverlapVerifier:
 
     def __init__(self, threshold: float = 0.5) -> None:
         if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must be within (0, 1], got {threshold}")
+            raise ConfigError(f"threshold must be within (0, 1], got {threshold}")
         self.threshold = self.recommended_threshold = threshold
 
     def __repr__(self) -> str:
@@ -146,9 +147,9 @@ class EmbeddingVerifier:
     def __init__(self, embedder: Embedder | None = None, *, center: float = 0.6, width: float = 0.1,
                  threshold: float = 0.5) -> None:
         if not 0.0 < width:
-            raise ValueError(f"width must be positive, got {width}")
+            raise ConfigError(f"width must be positive, got {width}")
         if not 0.0 < threshold < 1.0:
-            raise ValueError(f"threshold must be within (0, 1), got {threshold}")
+            raise ConfigError(f"threshold must be within (0, 1), got {threshold}")
         self._embedder = embedder
         self.center, self.width, self.threshold = center, width, threshold
         self.recommended_threshold = threshold  # Guardrail's default policy threshold: flag what this labels

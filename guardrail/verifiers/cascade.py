@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import BackendError
+from ..errors import BackendError, ConfigError
 from ..types import ClaimVerdict, Label, VerificationItem
 from .base import Unchecked, Verifier, VerifierRun, arun_verifier, run_verifier
 
@@ -65,13 +65,13 @@ class CascadeVerifier:
                  threshold: float | None = None, judge_timeout_s: float | None = None):
         lo, hi = band
         if not 0.0 <= lo <= hi <= 1.0:
-            raise ValueError(f"band must satisfy 0 <= low <= high <= 1, got {band}")
+            raise ConfigError(f"band must satisfy 0 <= low <= high <= 1, got {band}")
         if threshold is None:
             threshold = float(getattr(fast, "recommended_threshold", 0.5))
         if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be within 0..1, got {threshold}")
+            raise ConfigError(f"threshold must be within 0..1, got {threshold}")
         if judge_timeout_s is not None and judge_timeout_s <= 0:
-            raise ValueError(f"judge_timeout_s must be positive, got {judge_timeout_s}")
+            raise ConfigError(f"judge_timeout_s must be positive, got {judge_timeout_s}")
         self.fast, self.judge, self.band = fast, judge, (float(lo), float(hi))
         self.name = f"cascade({fast.name}->{judge.name})"
         #: What Guardrail flags at by default: the fast verifier decides most claims, at its calibrated threshold.

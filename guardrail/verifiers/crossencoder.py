@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelLoadError
+from ..errors import InputError, ModelLoadError
 from ..types import ClaimVerdict, EvidenceSpan, Label, VerificationItem, Window
 from .base import unevaluatable
 
@@ -294,7 +294,7 @@ class CrossEncoderVerifier:
         if self.fusion is None:
             return p_h
         if features is None:
-            raise ValueError("this model has a fusion head: pass the heuristic features")
+            raise InputError("this model has a fusion head: pass the heuristic features")
         return fuse(p_h, features, self.fusion)
 
     def calibrate(self, probs: np.ndarray, features: np.ndarray | None = None) -> np.ndarray:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..errors import ConfigError
 from ..llm import ChatModel, achat_json, chat_json, locate_quote
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem
 from .base import unevaluatable
@@ -169,7 +170,7 @@ class LLMJudgeVerifier:
     def __init__(self, model: ChatModel, max_concurrency: int = 4, name: str = "llm-judge", *,
                  repair_attempts: int = 1, min_quote_ratio: float = 0.8):
         if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+            raise ConfigError("max_concurrency must be at least 1")
         self.model = model
         self.max_concurrency = max_concurrency
         self.name = name

@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import ConfigError
 from ..llm import TextCompletion, TokenLogprob
 from ..types import ClaimVerdict, VerificationItem
 from .base import scored_verdict, unevaluatable
@@ -212,18 +213,18 @@ class LogprobVerifier:
             raise TypeError(f"{type(model).__name__} has no complete(): the logprob verifier needs an OpenAI-compatible "
                             "completions endpoint (guardrail.llm.OpenAIChat)")
         if mode not in ("grammar", "echo") or template not in ("chatml", "plain") or stat not in ("min", "mean"):
-            raise ValueError(f"bad option: mode={mode!r} (grammar|echo), template={template!r} (chatml|plain), "
+            raise ConfigError(f"bad option: mode={mode!r} (grammar|echo), template={template!r} (chatml|plain), "
                              f"stat={stat!r} (min|mean)")
         c, w = DEFAULT_MAPPING[stat]
         self.model, self.mode, self.template, self.stat = model, mode, template, stat
         self.center = c if center is None else center
         self.width = w if width is None else width
         if self.width <= 0:
-            raise ValueError("width must be positive")
+            raise ConfigError("width must be positive")
         if not 0.0 < threshold < 1.0:
-            raise ValueError(f"threshold must be within (0, 1), got {threshold}")
+            raise ConfigError(f"threshold must be within (0, 1), got {threshold}")
         if top_logprobs < 0 or max_concurrency < 1:
-            raise ValueError("top_logprobs must be >= 0 and max_concurrency >= 1")
+            raise ConfigError("top_logprobs must be >= 0 and max_concurrency >= 1")
         self.threshold, self.top_logprobs, self.max_concurrency, self.name = threshold, top_logprobs, max_concurrency, name
         self.recommended_threshold = threshold  # Guardrail's default policy threshold: flag what this labels
 

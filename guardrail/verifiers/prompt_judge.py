@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..errors import ConfigError
 from ..llm import ChatModel, chat_json
 from ..types import ClaimVerdict, VerificationItem
 from .base import scored_verdict, unevaluatable
@@ -122,11 +123,11 @@ class PromptJudgeVerifier:
                  threshold: float = 0.5, max_concurrency: int = 1, max_evidence_chars: int = 6000,
                  repair_attempts: int = 1, name: str = "prompt-judge") -> None:
         if per not in ("answer", "claim"):
-            raise ValueError(f"per must be 'answer' or 'claim', got {per!r}")
+            raise ConfigError(f"per must be 'answer' or 'claim', got {per!r}")
         if max_claims < 1 or max_concurrency < 1:
-            raise ValueError("max_claims and max_concurrency must be at least 1")
+            raise ConfigError("max_claims and max_concurrency must be at least 1")
         if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must be within (0, 1], got {threshold}")
+            raise ConfigError(f"threshold must be within (0, 1], got {threshold}")
         self.model, self.per, self.max_claims, self.threshold = model, per, max_claims, threshold
         self.max_concurrency, self.max_evidence_chars, self.repair_attempts = max_concurrency, max_evidence_chars, repair_attempts
         self.name = name

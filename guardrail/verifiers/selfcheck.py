@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import LLMError, LLMResponseError, LLMTimeout
+from ..errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
 from ..llm import ChatModel
 from ..types import ClaimVerdict, Label, VerificationItem, Window
 from .base import Verifier, scored_verdict, unevaluatable
@@ -181,7 +181,7 @@ def make_comparer(spec: str) -> Verifier:
         from .heuristic import HeuristicVerifier
 
         return HeuristicVerifier()
-    raise ValueError(f"unknown comparer '{spec}' (expected one of {', '.join(_COMPARERS)})")
+    raise ConfigError(f"unknown comparer '{spec}' (expected one of {', '.join(_COMPARERS)})")
 
 
 class SelfCheckVerifier:
@@ -208,17 +208,17 @@ class SelfCheckVerifier:
                  temperature: float = 1.0, max_tokens: int = 128, seed: int = 0, min_samples: int | None = None,
                  max_concurrency: int = 1, max_evidence_chars: int = 6000, name: str = "selfcheck") -> None:
         if n_samples < 1:
-            raise ValueError("n_samples must be at least 1")
+            raise ConfigError("n_samples must be at least 1")
         if not 0.0 < temperature <= 2.0:
-            raise ValueError(f"temperature must be within (0, 2], got {temperature}")
+            raise ConfigError(f"temperature must be within (0, 2], got {temperature}")
         if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+            raise ConfigError("max_concurrency must be at least 1")
         self.model = model
         self.comparer = make_comparer(comparer) if isinstance(comparer, str) else comparer
         self.n_samples, self.temperature, self.max_tokens, self.seed = n_samples, temperature, max_tokens, seed
         self.min_samples = min_samples if min_samples is not None else math.ceil(n_samples / 2)
         if not 1 <= self.min_samples <= n_samples:
-            raise ValueError(f"min_samples must be within 1..{n_samples}, got {self.min_samples}")
+            raise ConfigError(f"min_samples must be within 1..{n_samples}, got {self.min_samples}")
         self.max_concurrency, self.max_evidence_chars = max_concurrency, max_evidence_chars
         self.name = name
 

@@ -161,7 +161,7 @@ class _Builder:
             return self.negation_edits(ex, ctx, rng)
         if category == "unsupported_addition":
             return self.addition_edits(ex, ctx, rng)
-        raise ValueError(category)
+        raise InputError(category)
 
     # ---- context edits
 
