@@ -376,8 +376,8 @@ def test_unknown_category_is_an_error():
 def _report(claims: list[tuple[int, int, str, float]], answer: str = "x" * 100, threshold: float = 0.5) -> CheckReport:
     cs = [Claim(id=f"c{i}", text=answer[s:e], start=s, end=e) for i, (s, e, _, _) in enumerate(claims)]
     vs = [
-        ClaimVerdict(claim_id=f"c{i}", label=Label(l), confidence=0.9, hallucination_score=h)
-        for i, (_, _, l, h) in enumerate(claims)
+        ClaimVerdict(claim_id=f"c{i}", label=Label(label), confidence=0.9, hallucination_score=h)
+        for i, (_, _, label, h) in enumerate(claims)
     ]
     flagged = any(v.label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= threshold for v in vs)
     return CheckReport(

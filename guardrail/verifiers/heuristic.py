@@ -206,8 +206,8 @@ def _field_hits(claim_terms: set[str], negated: bool, evidence: str) -> tuple[li
 
 
 def kv_share(text: str) -> float:
-    lines = [l for l in text.split("\n") if l.strip()]
-    return sum(bool(_KV_LINE.match(l)) for l in lines) / len(lines) if lines else 0.0
+    lines = [line for line in text.split("\n") if line.strip()]
+    return sum(bool(_KV_LINE.match(line)) for line in lines) / len(lines) if lines else 0.0
 
 
 def sentences_of(window: Window) -> list[tuple[int, int]]:
