@@ -525,3 +525,26 @@ def test_smoke_with_the_default_verifier(tmp_path):
         assert c.get("/readyz").json()["verifier"] != "heuristic"
         r = c.post("/v1/guard", json={"answer": f"{TRUE} {FALSE}", "context": CONTEXT})
     assert r.status_code == 200 and r.json()["decision"]["report"]["hallucinated"] is True
+
+
+# --------------------------------------------------------------------------------------------- command line
+
+
+def serve_args(*argv: str):
+    from guardrail.cli import _build_parser
+
+    return _build_parser().parse_args(["serve", *argv])
+
+
+def test_serve_refuses_a_network_address_without_keys(tmp_path, monkeypatch):
+    from guardrail.service.cli import settings_from_args
+
+    monkeypatch.delenv("GUARDRAIL_API_KEYS", raising=False)
+    policies = str(write_policies(tmp_path / "p"))
+    assert settings_from_args(serve_args("--policies", policies)).auth_required is False  # 127.0.0.1 by default
+    with pytest.raises(ConfigError, match="without API keys"):
+        settings_from_args(serve_args("--policies", policies, "--host", "0.0.0.0"))
+    assert settings_from_args(serve_args("--policies", policies, "--host", "0.0.0.0", "--no-auth")).auth_required is False
+    monkeypatch.setenv("GUARDRAIL_API_KEYS", f"alpha:{hash_key(KEY_A)}")
+    keyed_settings = settings_from_args(serve_args("--policies", policies, "--host", "0.0.0.0"))
+    assert keyed_settings.auth_required and set(keyed_settings.tenants) == {"alpha"}

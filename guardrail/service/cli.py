@@ -2,12 +2,14 @@
 
 Binds 127.0.0.1 unless told otherwise: a server reachable from the network should be a decision
 the operator makes together with the API keys. Without a key file or ``GUARDRAIL_API_KEYS`` it
-serves the default tenant only, with no key (local development).
+serves the default tenant only, with no key (local development), and refuses any address other
+than loopback unless ``--no-auth`` says that is meant.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 from pathlib import Path
@@ -36,6 +38,8 @@ def add_commands(subparsers: Any, make_guardrail: Any = None) -> None:
     p.add_argument("--verifier", default="default", help="verifier spec, as for check (default: the shipped model)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for regeneration (without: the policy fallback)")
     p.add_argument("--llm-model", help="model name at --llm-base-url")
+    p.add_argument("--no-auth", action="store_true",
+                   help="allow serving without keys on an address other than loopback (anyone who reaches it is the default tenant)")
     p.add_argument("--plain-logs", action="store_true", help="plain text logs instead of JSON lines")
     p.set_defaults(func=_cmd_serve)
 
@@ -51,11 +55,21 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     extra: dict[str, Any] = {"tenants": tenants, "auth_required": True} if tenants else {}
     if tenants is not None and not tenants:
         raise ConfigError("the key file lists no tenant", file=str(args.keys))
+    if not tenants and not _loopback(args.host) and not args.no_auth:
+        raise ConfigError(f"refusing to serve {args.host} without API keys: give --keys (or {KEYS_ENV}), "
+                          "or --no-auth if every client that can reach it may use the default tenant")
     return ServiceSettings(
         policies=args.policies, verifier=args.verifier, audit_path=args.audit,
         worker_threads=args.threads or min(os.cpu_count() or 1, 8), log_json=not args.plain_logs,
         llm_base_url=args.llm_base_url, llm_model=args.llm_model, **extra,
     )
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

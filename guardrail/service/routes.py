@@ -23,6 +23,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError
+from ..evidence import normalize_context
 from ..guardrail import BatchItem
 from ..policy import Decision, aguard
 from ..streaming import StreamGuard, arun_stream
@@ -186,6 +187,8 @@ async def guard_stream(body: StreamRequest, c: Caller = Depends(caller)) -> Stre
     released, then ``decision`` (GuardResponse: the whole answer's decision), or ``error`` (ErrorBody)."""
     _admit(c, body.tenant, answer=body.answer, question=body.question,
            **{f"chunks[{i}]": chunk for i, chunk in enumerate(body.chunks or [])})
+    # Bad context is a 422 now, before the 200 of the event stream is sent, not an error event later.
+    normalize_context(body.context)
     policy = c.service.policy_for(c.tenant)
     release = _hold(c)  # until the stream ends: released by _events, or after the response if it never started
     # Each sentence's check gets the tenant's full deadline: a stream is as long as the answer.
