@@ -548,3 +548,13 @@ def test_serve_refuses_a_network_address_without_keys(tmp_path, monkeypatch):
     monkeypatch.setenv("GUARDRAIL_API_KEYS", f"alpha:{hash_key(KEY_A)}")
     keyed_settings = settings_from_args(serve_args("--policies", policies, "--host", "0.0.0.0"))
     assert keyed_settings.auth_required and set(keyed_settings.tenants) == {"alpha"}
+
+
+def test_the_cli_registers_serve_without_importing_the_serve_extra():
+    import subprocess
+    import sys
+
+    code = ("import sys; from guardrail.cli import _build_parser; _build_parser(); "
+            "print(sorted(m for m in ('fastapi', 'uvicorn', 'prometheus_client') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
