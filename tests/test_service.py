@@ -294,9 +294,15 @@ def test_body_over_the_tenants_limit_is_413_by_length_and_while_streaming(tmp_pa
 def test_an_answer_over_the_library_limit_is_413_naming_the_field(server):
     from guardrail.limits import LIMITS
 
+    over = "a" * (LIMITS.max_answer_chars + 1)
+    half = "a" * (LIMITS.max_answer_chars // 2 + 1)
     with client(server, KEY_A) as c:
-        r = c.post("/v1/guard", json={"answer": "a" * (LIMITS.max_answer_chars + 1), "context": CONTEXT})
+        r = c.post("/v1/guard", json={"answer": over, "context": CONTEXT})
+        batch = c.post("/v1/batch", json={"items": [{"response": TRUE, "context": CONTEXT}, {"response": over, "context": CONTEXT}]})
+        stream = c.post("/v1/guard/stream", json={"chunks": [half, half], "context": CONTEXT})  # each chunk under, the answer over
     assert r.status_code == 413 and r.json()["error"]["field"] == "answer"
+    assert batch.status_code == 413 and batch.json()["error"]["field"] == "items[1].response"
+    assert stream.status_code == 413 and stream.json()["error"]["field"] == "chunks"
 
 
 class Gate:

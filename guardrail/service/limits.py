@@ -66,8 +66,12 @@ def check_body_size(body_bytes: int, settings: TenantSettings) -> None:
 
 
 def check_field_sizes(**fields: str | None) -> None:
-    """413 naming the field when an answer or question is over ``LIMITS`` (context: the body limit)."""
-    bounds = {"answer": LIMITS.max_answer_chars, "question": LIMITS.max_question_chars}
+    """413 naming the field when an answer or question is over ``LIMITS`` (context: the body limit).
+
+    Field names are paths (``items[3].response``); the last part picks the bound. ``chunks`` is a
+    streamed answer, bounded as a whole."""
+    bounds = {"answer": LIMITS.max_answer_chars, "response": LIMITS.max_answer_chars, "chunks": LIMITS.max_answer_chars,
+              "question": LIMITS.max_question_chars}
     for name, value in fields.items():
         bound = bounds.get(name.split(".")[-1].split("[")[0])
         if value is not None and bound is not None and len(value) > bound:

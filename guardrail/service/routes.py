@@ -186,7 +186,7 @@ async def guard_stream(body: StreamRequest, c: Caller = Depends(caller)) -> Stre
     """Server-sent events: ``segment`` (a CheckedSegment, without its decision) as each sentence is
     released, then ``decision`` (GuardResponse: the whole answer's decision), or ``error`` (ErrorBody)."""
     _admit(c, body.tenant, answer=body.answer, question=body.question,
-           **{f"chunks[{i}]": chunk for i, chunk in enumerate(body.chunks or [])})
+           chunks=None if body.chunks is None else "".join(body.chunks))
     # Bad context is a 422 now, before the 200 of the event stream is sent, not an error event later.
     normalize_context(body.context)
     policy = c.service.policy_for(c.tenant)
