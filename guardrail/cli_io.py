@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .limits import check_json_text
 
 __all__ = ["read_text", "read_stdin", "read_answer", "collect_context", "positive_int", "positive_float"]
 
@@ -75,6 +76,7 @@ def collect_context(args: argparse.Namespace) -> list[Any]:
     for path in args.context_file:
         text = read_text(path, "context")
         if path.suffix == ".json":
+            check_json_text(text, str(path))  # a nesting bomb is a clear error, not a RecursionError
             try:
                 loaded = json.loads(text)
             except json.JSONDecodeError as exc:

@@ -34,8 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .claims import split_units
 from .errors import BackendError, ConfigError, InputError, StreamInterrupted
 from .policy import Action, Decision, Policy, Reason, ReasonCode, aguard, decide_failure, guard
-from .policy._caveat import Caveat
-from .policy._policy import SEVERITY, CaveatStyle
+from .policy import SEVERITY, Caveat, CaveatStyle
 
 __all__ = ["SentenceBuffer", "CheckedSegment", "StreamGuard", "check_stream", "acheck_stream", "run_stream", "arun_stream",
            "STREAM_CHECK"]

@@ -245,3 +245,11 @@ def test_tables_show_bracketed_ids_literally(capsys):
     assert "│ [doc-id] 1889" in out  # the evidence column
     assert "1887 [doc-id]. See" in out and "[1]." in out  # the claim column and the final text
     assert "[doc-id] (does not support), [1] (does not support)" in out  # the reasons table
+
+
+def test_context_file_nested_too_deep_is_a_clear_error(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 5000 + "]" * 5000)
+    code = main(["check", "--answer", "The sky is blue.", "--context-file", str(deep), "--verifier", "heuristic"])
+    err = capsys.readouterr().err
+    assert code == 2 and "deep.json" in err and "Traceback" not in err

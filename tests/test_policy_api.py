@@ -11,7 +11,7 @@ PUBLIC = {
     "Action", "ReasonCode", "FailMode", "CaveatStyle", "Policy", "load_policy", "policy_from_yaml", "PolicyStore", "PolicySource", "resolve_policy",
     "Decision", "Reason", "Attempt", "Caveat", "decide", "decide_failure", "render_caveat", "corrective_messages",
     "parse_rewrites", "splice", "regenerate", "aregenerate", "EvidenceRewriter", "guard", "aguard", "AuditLog",
-    "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus",
+    "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus", "SEVERITY", "POLICIES_ENV", "bundled_policies_dir",
 }
 
 

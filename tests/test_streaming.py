@@ -218,19 +218,21 @@ async def test_async_stream_overlaps_checking_with_generation():
             arrivals.append(time.perf_counter())
             yield p
 
+    checking: list[tuple[float, float]] = []
+
     def slow_check(a, c, q=None):
+        start = time.perf_counter()
         time.sleep(0.05)
+        checking.append((start, time.perf_counter()))
         return lexical_check(a, c, q)
 
-    t0 = time.perf_counter()
-    first_release = None
     segs = []
     async for seg in acheck_stream(upstream(), CONTEXT, check=slow_check, policy=LENIENT):
-        first_release = first_release or time.perf_counter()
         segs.append(seg)
     assert shown(segs) == answer
-    # Generation finished while the first sentences were still being checked (in a worker thread).
-    assert arrivals[-1] < t0 + 4 * 0.05
+    # The upstream kept being read while a sentence was being checked (in a worker thread): some chunk
+    # arrived during a check. Read in turn, none would. (No wall-clock bound: it holds on a loaded machine.)
+    assert any(a < t < b for t in arrivals for a, b in checking)
     assert [s.index for s in segs] == list(range(len(segs)))
 
 

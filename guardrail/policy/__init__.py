@@ -13,13 +13,14 @@ from ._caveat import Caveat, render_caveat
 from ._decision import Attempt, Decision, Reason, decide, decide_failure
 from ._guard import aguard, guard
 from ._loader import load_policy, policy_from_yaml
-from ._policy import Action, CaveatStyle, FailMode, Policy, ReasonCode
+from ._policy import SEVERITY, Action, CaveatStyle, FailMode, Policy, ReasonCode
 from ._regenerate import aregenerate, corrective_messages, parse_rewrites, regenerate, splice
 from ._rewriter import EvidenceRewriter
 from ._store import PolicySource, PolicyStore, resolve_policy
 
 __all__ = [
     "Action",
+    "SEVERITY",
     "ReasonCode",
     "FailMode",
     "CaveatStyle",
