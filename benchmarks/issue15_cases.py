@@ -265,7 +265,9 @@ def _rag(model: Any, texts: list[str]):
     from langchain_core.runnables import RunnablePassthrough
 
     prompt = ChatPromptTemplate.from_messages([("system", "Answer from the sources only.\n{context}"), ("human", "{question}")])
-    fmt = lambda docs: "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(docs, 1))
+    def fmt(docs):
+        return "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(docs, 1))
+
     return {"context": fixed_retriever(texts) | fmt, "question": RunnablePassthrough()} | prompt | model | StrOutputParser()
 
 

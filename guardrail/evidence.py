@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import InputError
 from .limits import LIMITS, check_value_depth, json_text_depth
-from .text.terms import STOPWORDS, content_terms, stem
+from .text.terms import content_terms
 from .types import Claim, Evidence, VerificationItem, Window
 
 if TYPE_CHECKING:  # pragma: no cover

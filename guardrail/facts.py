@@ -981,7 +981,6 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                               confidence=conf["modality"]))
             return
     if (mc is None) != (me is None) and {mc, me} & {"forbidden", "optional"} and lexicon.negated(claim) == lexicon.negated(e_text):
-        other = mc or me
         out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc) if mc else "(no modal)",
                                           evidence_value=_modal_phrase(e_text, me) if me else "(no modal)",
                                           evidence_span=span, confidence=conf["modality"]))

@@ -53,7 +53,7 @@ def fuse_rrf(lex: np.ndarray, dense: np.ndarray, k: int) -> np.ndarray:
 
 def cmd_recall(args) -> None:
     path = data_dir() / "dev" / "wice_claim_dev.jsonl.gz"
-    rows = [json.loads(l) for l in gzip.open(path, "rt", encoding="utf-8")]
+    rows = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
     rows = [r for r in rows if any(s for s in r["supporting_sentences"])]
     emb = Embedder(threads=args.threads, cache_size=200_000)
     results: dict[str, list[tuple[int, int]]] = {}

@@ -56,12 +56,12 @@ def _source_dir() -> Path:
 def _sentences(path: Path | None, n: int, seed: int) -> list[str]:
     """A seeded, length-diverse sample: short answers, ordinary sentences and passages long enough to truncate."""
     if path is not None:
-        lines = [l.strip() for l in path.read_text(encoding="utf-8").splitlines() if l.strip()]
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         return lines[:n]
     if not DEFAULT_DATA.exists():
         sys.exit(f"no fidelity sentences: {DEFAULT_DATA} is absent; pass --sentences FILE (one sentence a line)")
     rng = random.Random(seed)
-    rows = [json.loads(l) for l in gzip.open(DEFAULT_DATA, "rt", encoding="utf-8")]
+    rows = [json.loads(line) for line in gzip.open(DEFAULT_DATA, "rt", encoding="utf-8")]
     rng.shuffle(rows)
     out: list[str] = []
     for row in rows:

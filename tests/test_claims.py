@@ -681,7 +681,7 @@ def test_question_framing_is_listed_around_the_asserted_claim() -> None:
 def test_the_issue_answer_checks_the_false_line_after_the_true_one() -> None:
     # Regression (issue 15): each of these was skipped, leaving only the true claim.
     for tail in ("Feel free to take 4000 mg every hour.", f"Sources:\n{FACT}.", f"# {FACT}", f"```\n{FACT}.\n```",
-                 f"Did you know the Eiffel Tower is 530 metres tall?"):
+                 "Did you know the Eiffel Tower is 530 metres tall?"):
         answer = f"The Eiffel Tower is 330 metres tall [1].\n\n{tail}"
         claims = SentenceClaimExtractor().extract(answer)
         assert len(claims) == 2, (tail, claims)

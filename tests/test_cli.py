@@ -69,7 +69,7 @@ def test_check_batch_reports_bad_lines_and_goes_on(tmp_path, capsys):
     src.write_bytes(b"\n".join(lines) + b"\n")
     out = tmp_path / "out.jsonl"
     assert main(["check-batch", "--input", str(src), "--output", str(out), "--no-progress"]) == 0
-    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in rows] == [1, 2, 3, 4, 5, 6, 7]
     assert rows[0]["hallucinated"] is False and rows[0]["claims"][0]["label"] == "supported"
     assert "line 2" in rows[1]["error"] and "not JSON" in rows[1]["error"]
@@ -93,7 +93,7 @@ def test_check_batch_on_ragtruth_rows(tmp_path, shared_data):
             out.write(json.dumps({"id": row["id"], "question": row["query"], "context": row["context"], "response": row["response"]}) + "\n")
     dst = tmp_path / "out.jsonl"
     assert main(["check-batch", "--input", str(src), "--output", str(dst), "--no-progress"]) == 0
-    rows = [json.loads(l) for l in dst.read_text().splitlines()]
+    rows = [json.loads(line) for line in dst.read_text().splitlines()]
     assert len(rows) == 40 and all("error" not in r for r in rows)
     assert all(0.0 <= r["hallucination_score"] <= 1.0 for r in rows)
 

@@ -123,7 +123,6 @@ def test_policy_demo_shows_all_four_actions_under_two_tenants():
     by = {(r.example, r.tenant): r.decision.action for r in results}
     assert {Action.respond, Action.caveat, Action.regenerate, Action.abstain} <= set(by.values())
     # the strict tenant is never more lenient than the lenient one on the same answer
-    order = list(Action)
     for title, _, _ in EXAMPLES:
         hc, isr = by[(title, "healthcare")], by[(title, "internal-search")]
         assert not (hc is Action.respond and isr is not Action.respond)

@@ -155,12 +155,14 @@ def test_max_attempts_then_fallback_on_the_best_attempt():
     answer = "The Eiffel Tower is 331 metres tall. It was completed in 1887 for the World's Fair."
     r = check(answer)
     c1, c2 = (c.id for c in r.claims)
-    first_fix = lambda m: json.dumps({c1: "The Eiffel Tower is 330 metres tall.", c2: WRONG})  # fixes one of two
+    def first_fix(m):
+        return json.dumps({c1: "The Eiffel Tower is 330 metres tall.", c2: WRONG})  # fixes one of two
     d = regenerate(answer, r, check=check, llm=Scripted(first_fix), policy=policy(regenerate={"max_attempts": 1}))
     assert d.action is Action.caveat and d.final_attempt == 1 and "max_attempts (1)" in d.reasons[-1].message
     assert d.final_text == "The Eiffel Tower is 330 metres tall. " + WRONG + " [unverified: contradicted by the sources]"
     # with a second attempt the loop converges
-    second_fix = lambda m: json.dumps({json.loads(m[1]["content"].split(REQUEST_OPEN)[1].split(REQUEST_CLOSE)[0])["claims"][0]["id"]: RIGHT})
+    def second_fix(m):
+        return json.dumps({json.loads(m[1]["content"].split(REQUEST_OPEN)[1].split(REQUEST_CLOSE)[0])["claims"][0]["id"]: RIGHT})
     d = regenerate(answer, r, check=check, llm=Scripted(first_fix, second_fix), policy=policy(regenerate={"max_attempts": 2}))
     assert d.action is Action.regenerate and d.final_attempt == 2
     assert d.final_text == "The Eiffel Tower is 330 metres tall. " + RIGHT

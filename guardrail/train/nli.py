@@ -36,7 +36,6 @@ import gzip
 import hashlib
 import json
 import logging
-import math
 import os
 import random
 import time
@@ -404,7 +403,7 @@ def train(args: argparse.Namespace) -> Path:
 
     def evaluate() -> dict[str, Any]:
         model.eval()
-        right, n, by = 0, 0, Counter()
+        right, n = 0, 0
         with torch.no_grad():
             for s in range(0, len(mon), 64):
                 recs = mon[s : s + 64]

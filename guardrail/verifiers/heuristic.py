@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evidence import STOPWORDS, line_spans, regex_sentences, strip_citation_markers, content_terms, stem
+from ..evidence import content_terms, line_spans, regex_sentences, strip_citation_markers
+from ..text.terms import STOPWORDS, stem
 from ..facts import SLOT_ERROR, check_facts, floor_score
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem, Window
 from .base import unevaluatable
