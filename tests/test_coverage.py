@@ -152,3 +152,55 @@ def test_a_streamed_false_sentence_gets_the_decision_invoke_gets(guardrail, stru
         assert sg.decision.action is not Action.respond
         if whole.action in (Action.abstain, Action.escalate):
             assert edited not in shown, (tenant, structure, shown)
+
+
+# --------------------------------------------------------------------------- the red team's mutations, wrapped
+
+
+def _redteam_false_sentences(limit_per_category: int = 3):
+    """(context, answer, the sentence the red team made false) for the answer-side must-flag mutations."""
+    import json as _json
+
+    from guardrail.claims import split_sentences
+    from guardrail.eval.redteam import build_attacks
+    from guardrail.eval.types import EvalExample
+
+    rows = [_json.loads(x) for x in (REPO / "tests/fixtures/redteam/examples.jsonl").read_text().splitlines() if x.strip()]
+    examples = [EvalExample(id=r["id"], dataset="fixture", task=r["task"], question=r["question"], context=r["context"],
+                            response=r["response"], hallucinated=bool(r["label"]), spans=r["spans"], group=r["group"])
+                for r in rows]
+    out, per = [], {}
+    for a in build_attacks(examples, buried_chars=1_200).attacks:
+        m = a.mutation
+        if a.kind != "must_flag" or m.replacement is None or m.start is None or per.get(a.category, 0) >= limit_per_category:
+            continue
+        answer = a.example.response
+        sent = next(((s, e) for s, e in split_sentences(answer) if s <= m.start < e), None)
+        if sent is None:
+            continue
+        per[a.category] = per.get(a.category, 0) + 1
+        out.append(pytest.param(a.example.context, answer, sent, id=a.id))
+    return out
+
+
+WRAPS = {
+    "heading": lambda s: f"## {s.rstrip('.')}",
+    "table_header": lambda s: f"| {s.rstrip('.')} |\n|---|",
+    "code_block": lambda s: f"```\n{s}\n```",
+    "question": lambda s: f"Did you know that {s[0].lower() + s[1:].rstrip('.')}?",
+    "after_sources": lambda s: f"Sources:\n[1] the documents\n{s}",
+    "filler": lambda s: f"Feel free to remember that {s[0].lower() + s[1:]}",
+}
+
+
+@pytest.mark.parametrize(("context", "answer", "sent"), _redteam_false_sentences())
+def test_a_red_team_mutation_is_not_hidden_by_structure(guardrail, context, answer, sent):
+    policy = STORE.get("default")
+    plain = guard(answer, context, check=guardrail.check, policy=policy)
+    if plain.action is Action.respond:
+        pytest.skip("the plain mutation is not caught: a recall gap, not a bypass")
+    s, e = sent
+    for name, wrap_one in WRAPS.items():
+        wrapped = answer[:s] + "\n\n" + wrap_one(answer[s:e].strip()) + "\n\n" + answer[e:]
+        decision = guard(wrapped, context, check=guardrail.check, policy=policy)
+        assert decision.action is not Action.respond, (name, wrapped, plain.action)
