@@ -317,6 +317,18 @@ class CheckReport(_Model):
         """
         return not self.skipped and not self.unevaluated_claim_ids and not self.unchecked_factual
 
+    @property
+    def verifier_failure(self) -> str | None:
+        """Why the verifier could not run at all (a skipped "verify" check and no claim evaluated), else None.
+
+        The pipeline turns a verifier's exception into that rather than raising, so the policy can apply
+        its fail mode; an evaluation or red-team run counts such an answer as an error, not a result.
+        """
+        failed = [s.reason for s in self.skipped if s.check == "verify" and s.reason]
+        if failed and self.verdicts and all(v.label is Label.unevaluatable for v in self.verdicts):
+            return failed[0]
+        return None
+
     def not_checked_summary(self) -> str | None:
         """One line saying what was not checked, or None when the report is complete."""
         parts = []

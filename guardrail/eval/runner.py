@@ -20,7 +20,9 @@ runs, timing each check. Then, per configuration:
   a hallucinated and a faithful response, as HaluEval's right/hallucinated answers or SummaC's
   summaries of one document);
 - latency p50/p95 of one check, over every example of the scope (both parts: the split is about
-  labels, not about speed), after one untimed warm-up check per configuration (models load lazily).
+  labels, not about speed), after one untimed warm-up check per configuration (models load lazily);
+- LLM cost per answer (calls and tokens, mean over the same examples) when the LLM counts its usage
+  (``OpenAIChat.usage``): what an LLM verifier (judge, cove) costs next to what it catches.
 
 The split per dataset: the dataset's group keys, sorted, shuffled with ``random.Random(seed)``, and
 dealt in turn so that a share ``calibration_fraction`` goes to calibration (at 0.5: every other one,
@@ -106,6 +108,8 @@ class ExampleResult(_Model):
     flagged: bool | None = Field(default=None, description="CheckReport.hallucinated at the policy threshold.")
     complete: bool | None = Field(default=None, description="Every claim was evaluated (CheckReport.complete).")
     latency_ms: float | None = None
+    llm_calls: int | None = Field(default=None, description="LLM requests of this check; None without a metered LLM.")
+    llm_tokens: int | None = Field(default=None, description="Prompt + completion tokens the server reported for them.")
     error: str | None = Field(default=None, description="Why the check raised, when it did.")
     claims: list[ClaimResult] = Field(default_factory=list)
     gold_spans: list[tuple[int, int]] | None = None
@@ -146,6 +150,8 @@ class Metrics(_Model):
     tuned: ThresholdMetrics | None = None
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
+    llm_calls_per_answer: float | None = Field(default=None, description="Mean LLM requests per checked answer.")
+    llm_tokens_per_answer: float | None = Field(default=None, description="Mean LLM tokens per checked answer.")
 
 
 class DatasetMetrics(Metrics):
@@ -229,14 +235,18 @@ def run_eval(
     parts = split_parts(examples, calibration_fraction, seed)
     factory = verifier_factory or _default_factory
     guards = [Guardrail(verifier=factory(c.verifier, llm), threshold=c.threshold) for c in configs]
+    meter = getattr(llm, "usage", None) if callable(getattr(llm, "usage", None)) else None
 
     out: list[ConfigResult] = []
     for cfg, guard in zip(configs, guards):
         _clear_shared_caches()
         t0 = time.perf_counter()
         _warm_up(guard, examples[0])
+        clear = getattr(guard.verifier, "clear_cache", None)
+        if callable(clear):  # a verdict cache (CoVe's) filled by the warm-up would hide the first example's cost
+            clear()
         results = [
-            _check(guard, ex, parts[ex.id])
+            _check(guard, ex, parts[ex.id], meter)
             for ex in tqdm(examples, desc=cfg.name, unit="ex", disable=not progress, file=sys.stderr, leave=False)
         ]
         used = cfg.model_copy(update={"threshold": guard.threshold})
@@ -320,7 +330,7 @@ def _warm_up(guard: Any, ex: EvalExample) -> None:
         pass
 
 
-def _check(guard: Any, ex: EvalExample, part: str) -> ExampleResult:
+def _check(guard: Any, ex: EvalExample, part: str, meter: Callable[[], Any] | None = None) -> ExampleResult:
     base: dict[str, Any] = {
         "id": ex.id,
         "dataset": ex.dataset,
@@ -330,12 +340,18 @@ def _check(guard: Any, ex: EvalExample, part: str) -> ExampleResult:
         "hallucinated": ex.hallucinated,
         "gold_spans": [(s.start, s.end) for s in ex.spans] if ex.spans is not None else None,
     }
+    before = meter() if meter is not None else None
     t0 = time.perf_counter()
     try:
         report = guard.check(ex.response, ex.context, ex.question)
     except Exception as exc:  # noqa: BLE001 - recorded and counted per example; the run goes on
         return ExampleResult(**base, error=f"{type(exc).__name__}: {exc}")
     latency = (time.perf_counter() - t0) * 1000.0
+    if report.verifier_failure is not None:  # the verifier raised; the pipeline kept it as a skipped check
+        return ExampleResult(**base, error=report.verifier_failure)
+    if meter is not None:  # checks run one at a time, so the difference is this check's own
+        spent = meter().minus(before)
+        base |= {"llm_calls": spent.calls, "llm_tokens": spent.total_tokens}
     verdicts = {v.claim_id: v for v in report.verdicts}
     claims = []
     for c in report.claims:
@@ -398,6 +414,10 @@ def _score_config(
     )
 
 
+def _mean(values: Sequence[int]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
 def _tasks(results: Sequence[ExampleResult]) -> list[str]:
     return sorted({r.task for r in results if r.task is not None})
 
@@ -416,6 +436,8 @@ def compute_metrics(results: Sequence[ExampleResult], policy_threshold: float, t
         incomplete=sum(r.complete is False for r in ev_all),
         latency_p50_ms=lat["p50"],
         latency_p95_ms=lat["p95"],
+        llm_calls_per_answer=_mean([r.llm_calls for r in results if r.llm_calls is not None]),
+        llm_tokens_per_answer=_mean([r.llm_tokens for r in results if r.llm_tokens is not None]),
     )
     if not ev:
         return m

@@ -151,11 +151,10 @@ def _outcome(attack: Attack, cfg: EvalConfig, report: Any) -> AttackOutcome:
     if isinstance(report, Exception):
         msg = f"{type(report).__name__}: {report}"
         return AttackOutcome(**common, handled=False, detail=f"check raised {msg}", error=msg)
-    failed = [s for s in getattr(report, "skipped", []) if s.check == "verify" and s.reason]
-    if failed and not any(v.label.value != "unevaluatable" for v in report.verdicts):
+    msg = getattr(report, "verifier_failure", None)
+    if msg is not None:
         # The verifier could not run (the pipeline turned its exception into a skipped check): an error
         # of this configuration, recorded with its message, never a handled or unhandled attack.
-        msg = failed[0].reason
         return AttackOutcome(**common, handled=False, detail=f"verifier did not run: {msg}", error=msg)
     try:
         ok, detail = handled(attack, report)
