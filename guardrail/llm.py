@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "LLMConfig",
+    "LLMUsage",
     "ChatModel",
     "OpenAIChat",
     "LangChainChat",
@@ -75,6 +76,30 @@ class LLMConfig(BaseModel):
             "json_schema (OpenAI structured outputs), llamacpp_schema (llama-cpp-python grammar from the schema)."
         ),
     )
+
+
+class LLMUsage(BaseModel):
+    """Requests answered and tokens spent, as the server reported them (``usage`` of each reply).
+
+    Why: an LLM check's cost is calls and tokens, not only seconds; ``guardrail eval`` reports them per
+    answer so that verifiers (judge, CoVe) can be compared on what they cost. A server that sends no
+    ``usage`` counts its calls with zero tokens.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def minus(self, earlier: "LLMUsage") -> "LLMUsage":
+        """What was spent since ``earlier`` (a snapshot of the same counter)."""
+        return LLMUsage(calls=self.calls - earlier.calls, prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
+                        completion_tokens=self.completion_tokens - earlier.completion_tokens)
 
 
 @runtime_checkable
@@ -142,6 +167,21 @@ class OpenAIChat:
         self._client: Any = None
         self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+        self._usage = LLMUsage()
+
+    def usage(self) -> LLMUsage:
+        """Every reply received so far (a copy): calls and the tokens the server reported."""
+        with self._lock:
+            return self._usage.model_copy()
+
+    def _count(self, resp: Any) -> None:
+        usage = getattr(resp, "usage", None)
+        prompt, completion = getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)
+        with self._lock:
+            u = self._usage
+            u.calls += 1
+            u.prompt_tokens += prompt if isinstance(prompt, int) else 0
+            u.completion_tokens += completion if isinstance(completion, int) else 0
 
     def __repr__(self) -> str:
         return f"OpenAIChat(model={self.config.model!r}, base_url={self.config.base_url!r})"
@@ -287,6 +327,7 @@ class OpenAIChat:
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
                     resp = _with_deadline(lambda: create(client), self.config.timeout_s)
+                    self._count(resp)
                     return parse(resp)
         except Exception as exc:
             cause = _unwrap(exc)
@@ -303,6 +344,7 @@ class OpenAIChat:
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
                     resp = await asyncio.wait_for(create(client), self.config.timeout_s)
+                    self._count(resp)
                     return parse(resp)
         except Exception as exc:
             cause = _unwrap(exc)

@@ -129,6 +129,11 @@ def tables(result: EvalResult) -> list[Table]:
                     f"{p.clean_claims} / {p.hallucinated_claims}", _f(p.clean_flag_rate), _f(p.hallucinated_flag_rate),
                     _ratio(p.clean_flag_rate, p.hallucinated_flag_rate, p.flag_rate_ratio), _f(p.claim_auc),
                 ])
+    cost_rows = [[_name(c), _f(c.overall.llm_calls_per_answer, 2), _f(c.overall.llm_tokens_per_answer, 1)]
+                 for c in result.configs if c.overall.llm_calls_per_answer]
+    if cost_rows:
+        out.append(Table("LLM cost per answer", ["config", "calls", "tokens"], cost_rows,
+                         note="Mean over every checked example (both parts), as the LLM server reported its usage."))
     if proxy_rows:
         out.append(Table(
             "Claim-level proxies (paired responses)",
