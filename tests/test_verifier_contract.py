@@ -52,6 +52,17 @@ def _healthy(request: dict[str, Any]) -> Reply | str:
     messages = request["json"]["messages"]
     system = messages[0]["content"] if messages[0]["role"] == "system" else ""
     user = messages[-1]["content"]
+    if "verification question" in system:  # cove: one question per numbered claim
+        claims = re.findall(r'<claim n="(\d+)">(.*?)</claim>', user, re.S)
+        return json.dumps({"questions": [{"id": int(n), "question": "In what year was the Eiffel Tower completed?"
+                                          if "completed" in c else "Where is the Eiffel Tower?"} for n, c in claims]})
+    if "from evidence passages alone" in system:  # cove: answers from the evidence, without the claims
+        asked = re.findall(r'<question n="(\d+)">(.*?)</question>', user, re.S) or [("1", user)]
+        answers = [{"id": int(n), "found": True, "quote": "It was completed in 1889",
+                    "answer": "The Eiffel Tower was completed in 1889.", "passage": 1} if "year" in q else
+                   {"id": int(n), "found": True, "quote": "The Eiffel Tower is in Paris",
+                    "answer": "The Eiffel Tower is in Paris.", "passage": 1} for n, q in asked]
+        return json.dumps({"answers": answers} if '"answers"' in system else answers[0])
     if "scale from 0 to 1" in system:  # prompt-judge: one score per numbered statement
         statements = re.findall(r"^(\d+)\. (.*)$", user.split("Statements:")[-1], re.M)
         return json.dumps({"scores": [{"id": int(i), "score": 0.9 if "1925" in s else 0.1} for i, s in statements]})
@@ -99,7 +110,7 @@ def _tiny_hf_model(path: Path) -> str:
 
 #: Spec -> which LLM it needs (None: a local verifier).
 LLM_SPECS: dict[str, Callable[[bool], Iterator[OpenAIChat]]] = {
-    "judge": _chat_llm, "cascade": _chat_llm, "selfcheck": _chat_llm, "prompt-judge": _chat_llm,
+    "judge": _chat_llm, "cascade": _chat_llm, "cove": _chat_llm, "selfcheck": _chat_llm, "prompt-judge": _chat_llm,
     "logprob": _completions_llm,
 }
 LOCAL_SPECS = ["default", "heuristic", "grounding", "grounding:SHIPPED", "hf:TINY", "overlap", "embedding",
@@ -157,7 +168,7 @@ def test_local_spec_returns_well_formed_verdicts(spec, tmp_path):
 
 @pytest.mark.parametrize("spec", sorted(LLM_SPECS))
 def test_llm_spec_returns_well_formed_verdicts(spec):
-    if spec == "cascade" and not shipped_model_available():
+    if spec in ("cascade", "cove") and not shipped_model_available():
         pytest.skip("the cascade's fast stage is the shipped grounding model")
     for llm in LLM_SPECS[spec](True):
         verdicts = _assert_well_formed(make_verifier(spec, llm), _items())
@@ -169,7 +180,7 @@ def test_llm_spec_backend_failure_is_never_a_silent_pass(spec):
     """With every request failing, each claim that needed the LLM is unevaluatable or listed as unchecked;
     only a claim the verifier settles without it (no evidence, or the cascade's confident fast stage)
     keeps a real label, and never ``supported`` for lack of evidence."""
-    if spec == "cascade" and not shipped_model_available():
+    if spec in ("cascade", "cove") and not shipped_model_available():
         pytest.skip("the cascade's fast stage is the shipped grounding model")
     items = _items()
     for llm in LLM_SPECS[spec](False):
@@ -188,14 +199,14 @@ def test_llm_spec_backend_failure_is_never_a_silent_pass(spec):
 
 
 def _settled_without_llm(spec: str, items: list[VerificationItem]) -> set[int]:
-    """Items the cascade's fast stage decides on its own (the judge is never asked about them)."""
-    if spec != "cascade":
+    """Items the cascade's fast stage decides on its own (the judge, or CoVe, is never asked about them)."""
+    if spec not in ("cascade", "cove"):
         return set()
     asked: set[str] = set()
     with ScriptedOpenAI(responder=_healthy) as stub:
-        make_verifier("cascade", _chat(stub.base_url)).verify(items)
+        make_verifier(spec, _chat(stub.base_url)).verify(items)
         for request in stub.requests:
-            asked.update(re.findall(r"<claim>(.*?)</claim>", request["json"]["messages"][-1]["content"], re.S))
+            asked.update(re.findall(r"<claim(?: n=\"\d+\")?>(.*?)</claim>", request["json"]["messages"][-1]["content"], re.S))
     return {i for i, item in enumerate(items) if item.claim.text not in asked}
 
 

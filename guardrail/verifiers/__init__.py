@@ -53,6 +53,10 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
     ``hf:PATH``       a local Hugging Face NLI / sequence-classification model directory
     ``judge``         an LLM judge (chain of thought, JSON verdicts) on ``llm``, a ``guardrail.llm.ChatModel``
     ``cascade``       the default verifier first, the LLM judge only for claims in its uncertain band
+    ``cove``          chain-of-verification behind the default verifier, on claims in its uncertain band or
+                      of given error types (options per=answer|question, budget (calls per answer),
+                      low, high (the band), types=number+temporal+..., timeout, concurrency,
+                      fast=default|heuristic|grounding)
 
     Baselines of the seed designs (docs/detectors.md), options as ``NAME:key=value,key=value``:
 
@@ -72,7 +76,7 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
     if entry is None or (colon and entry.argument == "none") or (not colon and entry.argument == "required"):
         raise ConfigError(
             f"unknown verifier '{spec}' (expected default, heuristic, grounding, grounding:DIR, hf:PATH, judge, cascade, "
-            "overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
+            "cove, overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
         )
     options = _parse_options(spec, entry, rest) if entry.argument == "options" else {}
     if entry.needs_llm and llm is None:
@@ -135,6 +139,27 @@ def _cascade(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
     return CascadeVerifier(make_verifier("default"), LLMJudgeVerifier(llm))
 
 
+def _cove(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
+    from .cascade import CascadeVerifier, Routing
+    from .cove import CoveVerifier
+
+    routing = Routing(band=(opts.pop("low", 0.3), opts.pop("high", 0.7)), error_types=opts.pop("error_types", frozenset()))
+    fast = make_verifier(opts.pop("fast", "default"))
+    timeout = opts.pop("timeout", None)
+    return CascadeVerifier(fast, CoveVerifier(llm, **opts), routing=routing, judge_timeout_s=timeout)
+
+
+def _error_types(value: str) -> frozenset[Any]:
+    """``number+temporal`` -> the error types, for ``cove:types=...``."""
+    from ..types import ErrorType
+
+    names = [v.strip() for v in value.split("+") if v.strip()]
+    unknown = [n for n in names if n not in ErrorType.__members__]
+    if unknown or not names:
+        raise ValueError(f"types must be error types joined by '+' ({'+'.join(ErrorType.__members__)}), got '{value}'")
+    return frozenset(ErrorType(n) for n in names)
+
+
 def _overlap(arg: str, opts: dict[str, Any], llm: Any) -> Verifier:
     from .baselines import OverlapVerifier
 
@@ -173,6 +198,11 @@ VERIFIER_SPECS: dict[str, VerifierSpec] = {
     "hf": VerifierSpec(_hf, argument="required"),
     "judge": VerifierSpec(_judge, needs_llm=True),
     "cascade": VerifierSpec(_cascade, needs_llm=True),
+    "cove": VerifierSpec(_cove, "options", {
+        "per": ("per", ("answer", "question")), "budget": ("max_calls", int), "low": ("low", float),
+        "high": ("high", float), "types": ("error_types", _error_types), "timeout": ("timeout", float),
+        "concurrency": ("max_concurrency", int), "fast": ("fast", ("default", "heuristic", "grounding"))},
+        needs_llm=True),
     "overlap": VerifierSpec(_overlap, "options", {"threshold": ("threshold", float)}),
     "embedding": VerifierSpec(_embedding, "options", {
         "threshold": ("threshold", float), "center": ("center", float), "width": ("width", float)}),
@@ -208,7 +238,8 @@ def _parse_options(spec: str, entry: VerifierSpec, raw: str) -> dict[str, Any]:
         else:
             try:
                 out[kwarg] = kind(value)
-            except ValueError:
-                raise ConfigError(f"verifier '{spec}': {key} must be a{'n integer' if kind is int else ' number'}, "
-                                  f"got '{value}'", field="verifier") from None
+            except ValueError as exc:
+                what = {int: "an integer", float: "a number"}.get(kind)
+                why = f"{key} must be {what}, got '{value}'" if what else f"{key}: {exc}"
+                raise ConfigError(f"verifier '{spec}': {why}", field="verifier") from None
     return out
