@@ -398,7 +398,8 @@ def test_cove_and_judge_cost_per_answer_against_the_real_server(llamacpp_url):
     for cfg in result.configs:
         print(f"\n[{cfg.config.name}] calls/answer {cfg.overall.llm_calls_per_answer}, tokens/answer "
               f"{cfg.overall.llm_tokens_per_answer}, per example {[(e.llm_calls, e.llm_tokens) for e in cfg.examples]}")
-        assert all(e.error is None for e in cfg.examples), [e.error for e in cfg.examples]
+        # a claim the 135M model could not judge makes that example an error of the run (named, unscored)
+        assert all(e.error is None or "could not evaluate" in e.error for e in cfg.examples), [e.error for e in cfg.examples]
         assert cfg.overall.llm_calls_per_answer and cfg.overall.llm_tokens_per_answer, "usage was counted"
     # what CoVe's verdicts look like on this model, and that nothing passed unchecked
     guard = Guardrail(verifier=make_verifier("cove:fast=heuristic,low=0,high=1", llm))
