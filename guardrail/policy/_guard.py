@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import BackendError, GuardrailError
+from ..tracing import span
 from ..types import CheckReport
 from ._audit import AuditLog
 from ._decision import Decision, decide, decide_failure
@@ -92,17 +93,21 @@ def guard(
     except BackendError as exc:
         decision = decide_failure(answer, exc, policy)
     else:
-        decision = decide(report, policy)
+        with span("decide", tenant=tenant):
+            decision = decide(report, policy)
         if decision.action is Action.regenerate:
             if llm is None:
                 decision = fallback_decision(decision, policy, "no LLM configured for regeneration", code=ReasonCode.regeneration_unavailable)
             else:
-                decision = regenerate(
-                    report.answer, report, check=lambda a: check(*_args(a, context, question)), llm=llm, policy=policy, decision=decision
-                )
+                with span("regenerate", tenant=tenant):
+                    decision = regenerate(
+                        report.answer, report, check=lambda a: check(*_args(a, context, question)), llm=llm, policy=policy,
+                        decision=decision,
+                    )
     decision = _finish(decision, t0, clock)
     if audit is not None:
-        audit.record(decision, tenant, request_id=request_id)
+        with span("audit", tenant=tenant, action=decision.action.value):
+            audit.record(decision, tenant, request_id=request_id)
     return decision
 
 
@@ -143,13 +148,16 @@ async def aguard(
     except BackendError as exc:
         decision = decide_failure(answer, exc, policy)
     else:
-        decision = decide(report, policy)
+        with span("decide", tenant=tenant):
+            decision = decide(report, policy)
         if decision.action is Action.regenerate:
             if llm is None:
                 decision = fallback_decision(decision, policy, "no LLM configured for regeneration", code=ReasonCode.regeneration_unavailable)
             else:
-                decision = await aregenerate(report.answer, report, check=run, llm=llm, policy=policy, decision=decision)
+                with span("regenerate", tenant=tenant):
+                    decision = await aregenerate(report.answer, report, check=run, llm=llm, policy=policy, decision=decision)
     decision = _finish(decision, t0, clock)
     if audit is not None:
-        await asyncio.to_thread(audit.record, decision, tenant, request_id=request_id)
+        with span("audit", tenant=tenant, action=decision.action.value):
+            await asyncio.to_thread(audit.record, decision, tenant, request_id=request_id)
     return decision
