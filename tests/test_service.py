@@ -564,3 +564,17 @@ def test_the_cli_registers_serve_without_importing_the_serve_extra():
             "print(sorted(m for m in ('fastapi', 'uvicorn', 'prometheus_client') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_metrics_export_the_audit_drift_of_a_tenant_with_a_target(tmp_path, heuristic):
+    # alpha expects 0% hallucinated answers: three flagged answers push its CUSUM over a low threshold.
+    with serve(create_app(keyed(tmp_path, drift_target=0.0), guardrail=heuristic)) as url:
+        with client(url, KEY_A) as a, client(url, KEY_B) as b:
+            for _ in range(3):
+                assert a.post("/v1/guard", json={"answer": FALSE, "context": CONTEXT}).status_code == 200
+            assert b.post("/v1/guard", json={"answer": TRUE, "context": CONTEXT}).status_code == 200
+            text = a.get("/metrics").text
+    assert 'guardrail_hallucination_rate{tenant="alpha"} 1.0' in text
+    assert 'guardrail_hallucination_rate{tenant="beta"} 0.0' in text
+    assert 'guardrail_drift_cusum{tenant="alpha"} 2.85' in text  # 3 x (1 - (0 + 0.05 slack))
+    assert 'guardrail_drift_cusum{tenant="beta"}' not in text  # no target, no drift statistic

@@ -310,8 +310,11 @@ class AuditLog:
     def tenants(self) -> list[str]:
         return [r[0] for r in self._query("SELECT DISTINCT tenant FROM decisions ORDER BY tenant")]
 
-    def summary(self, tenant: str | None = None) -> AuditSummary:
-        """Counts by action and reason, hallucination rate, regeneration success, latency, drift."""
+    def summary(self, tenant: str | None = None, *, drift: DriftConfig | None = None) -> AuditSummary:
+        """Counts by action and reason, hallucination rate, regeneration success, latency, drift.
+
+        ``drift``: the CUSUM settings for this call (a tenant's own target), else the log's."""
+        drift_config = drift if drift is not None else self.drift
         where, params = ("WHERE tenant = ?", (tenant,)) if tenant is not None else ("", ())
         rows = self._query(
             f"SELECT action, reason_codes, hallucinated, attempts, latency_ms, ts, id FROM decisions {where} ORDER BY id", params
@@ -325,8 +328,8 @@ class AuditLog:
             actions[r[0]] += 1
             reasons.update(json.loads(r[1]))
         drift = None
-        if self.drift is not None:
-            drift = cusum([(r[6], r[2]) for r in rows if r[2] is not None][-self.drift.window :], self.drift)
+        if drift_config is not None:
+            drift = cusum([(r[6], r[2]) for r in rows if r[2] is not None][-drift_config.window :], drift_config)
         return AuditSummary(
             tenant=tenant,
             total=len(rows),

@@ -9,6 +9,8 @@ otherwise share and double-count the global one. What an operator watches:
   ``guardrail_flagged_claims_total / guardrail_claims_total`` per tenant;
 - what could not run: ``guardrail_verifier_failures_total{tenant,check}`` (skipped checks, failed
   guards), ``guardrail_deadline_exceeded_total{tenant,route}``, ``guardrail_rejected_total{tenant,reason}``;
+- drift: ``guardrail_hallucination_rate{tenant}`` and, for a tenant with a ``drift_target`` in the key
+  file, the audit log's CUSUM ``guardrail_drift_cusum{tenant}`` / ``guardrail_drift_alert{tenant}``;
 - load: ``guardrail_in_flight{tenant}``; configuration: ``guardrail_policy_errors{tenant}`` (1 while a
   tenant runs on its last good policy because its file is broken).
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from ..policy import Decision
+from ..policy import AuditSummary, Decision
 from ..types import CheckReport
 
 __all__ = ["ServiceMetrics"]
@@ -45,6 +47,19 @@ class ServiceMetrics:
         self.in_flight = Gauge("guardrail_in_flight", "Requests being served.", ["tenant"], registry=r)
         self.policy_errors = Gauge("guardrail_policy_errors", "1 while the tenant runs on its last good policy (broken edit).",
                                    ["tenant"], registry=r)
+        self.hallucination_rate = Gauge("guardrail_hallucination_rate", "Share of audited answers with a flagged claim.",
+                                        ["tenant"], registry=r)
+        self.drift = Gauge("guardrail_drift_cusum", "One-sided CUSUM of the hallucination rate above the tenant's target.",
+                           ["tenant"], registry=r)
+        self.drift_alert = Gauge("guardrail_drift_alert", "1 while the CUSUM is over its threshold.", ["tenant"], registry=r)
+
+    def observe_drift(self, tenant: str, summary: AuditSummary) -> None:
+        """The audit log's view of a tenant, read when /metrics is scraped (the log is the one record)."""
+        if summary.hallucination_rate is not None:
+            self.hallucination_rate.labels(tenant).set(summary.hallucination_rate)
+        if summary.drift is not None:
+            self.drift.labels(tenant).set(summary.drift.statistic)
+            self.drift_alert.labels(tenant).set(1 if summary.drift.alert else 0)
 
     def observe_report(self, tenant: str, report: CheckReport) -> None:
         self.claims.labels(tenant).inc(len(report.claims))

@@ -286,7 +286,9 @@ async def readyz(request: Request, response: Response) -> ReadyReport:
 @router.get("/metrics", tags=["ops"])
 async def metrics(request: Request) -> Response:
     """Prometheus exposition of the guardrail_* metrics."""
-    return Response(request.app.state.service.metrics.render(), media_type=CONTENT_TYPE_LATEST)
+    service = request.app.state.service
+    await asyncio.to_thread(service.refresh_drift)  # a read of the audit log, off the event loop
+    return Response(service.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
 
 # --------------------------------------------------------------------------------------------- helpers

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..guardrail import Guardrail
-from ..policy import AuditLog, Policy, PolicyStore
+from ..policy import AuditLog, DriftConfig, Policy, PolicyStore
 from ..types import CheckReport
 from .auth import Authenticator
 from .errors import ApiError
@@ -92,6 +92,12 @@ class Service:
         except Exception as exc:  # noqa: BLE001 - reported as not ready, with the reason
             self.load_error = f"{type(exc).__name__}: {exc}"
             log.error("models failed to load: %s", self.load_error)
+
+    def refresh_drift(self) -> None:
+        """Per-tenant hallucination rate and CUSUM from the audit log, for /metrics (read at scrape time)."""
+        for tenant, ts in self.settings.tenants.items():
+            config = DriftConfig(target_rate=ts.drift_target) if ts.drift_target is not None else None
+            self.metrics.observe_drift(tenant, self.audit.summary(tenant, drift=config))
 
     async def close(self) -> None:
         """After the server drained its requests: stop the pool and close the audit (rows are committed per write)."""

@@ -49,6 +49,10 @@ class TenantSettings(BaseModel):
     max_concurrency: int = Field(default=8, ge=1, le=10_000, description="Requests of this tenant in flight at once; more get 429.")
     timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Deadline of one check; past it the policy's fail mode answers.")
     max_body_bytes: int = Field(default=8_000_000, ge=1, description="Largest request body; larger ones get 413.")
+    drift_target: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Expected hallucination rate: /metrics then exports the audit log's one-sided CUSUM for this "
+                    "tenant (guardrail_drift_cusum, guardrail_drift_alert), an alarm when the rate drifts above it.")
 
     @field_validator("keys")
     @classmethod
