@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .deadline import call_with_deadline
 from .errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -326,7 +327,10 @@ class OpenAIChat:
             for attempt in self._retrying.copy():
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    resp = _with_deadline(lambda: create(client), self.config.timeout_s)
+                    # httpx bounds each read, not the whole request: a server that trickles bytes must not
+                    # hold an inline guardrail forever (the abandoned thread ends at its next read timeout).
+                    resp = call_with_deadline(lambda: create(client), self.config.timeout_s, "no complete reply",
+                                              _DeadlineExceeded)
                     self._count(resp)
                     return parse(resp)
         except Exception as exc:
@@ -388,31 +392,6 @@ def _safe_text(response: Any) -> str | None:
         return str(response.text)[:2000]
     except Exception:  # the body may already be closed; the status line is still in the message
         return None
-
-
-def _with_deadline(fn: Callable[[], Any], timeout_s: float) -> Any:
-    """Run ``fn`` in a daemon thread and give up after ``timeout_s``.
-
-    httpx timeouts bound each read, not the whole request; a server that trickles bytes would
-    otherwise hold an inline guardrail forever. The abandoned thread ends at the next read timeout.
-    """
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # handed to the caller below
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="guardrail-llm-request", daemon=True).start()
-    if not done.wait(timeout_s):
-        raise _DeadlineExceeded(f"no complete reply within {timeout_s:g} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 # ---------------------------------------------------------------------------------------------

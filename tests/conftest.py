@@ -50,3 +50,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: hypothesis properties over every entry point (profile: HYPOTHESIS_PROFILE, default ci)")
+
+
+@pytest.fixture
+def span_names(monkeypatch) -> list[str]:
+    """Names of the OpenTelemetry spans started while the test runs (skips without opentelemetry-api)."""
+    otel = pytest.importorskip("opentelemetry.trace")
+    names: list[str] = []
+    real = otel.get_tracer
+
+    class Recording:
+        def __init__(self, tracer):
+            self.tracer = tracer
+
+        def start_as_current_span(self, name, *a, **kw):
+            names.append(name)
+            return self.tracer.start_as_current_span(name, *a, **kw)
+
+    monkeypatch.setattr(otel, "get_tracer", lambda *a, **kw: Recording(real(*a, **kw)))
+    return names

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from guardrail.errors import BackendError
 from guardrail.llm import OpenAIChat
@@ -187,21 +186,8 @@ def test_demo_answers_with_the_real_sentence_extractor_stay_well_formed():
     assert got[("wrong dose", "healthcare")].action is Action.abstain
 
 
-def test_guard_emits_decide_regenerate_and_audit_spans(monkeypatch, tmp_path):
-    otel = pytest.importorskip("opentelemetry.trace")
-    names: list[str] = []
-    real = otel.get_tracer
-
-    class Recording:
-        def __init__(self, tracer):
-            self.tracer = tracer
-
-        def start_as_current_span(self, name, *a, **kw):
-            names.append(name)
-            return self.tracer.start_as_current_span(name, *a, **kw)
-
-    monkeypatch.setattr(otel, "get_tracer", lambda *a, **kw: Recording(real(*a, **kw)))
+def test_guard_emits_decide_regenerate_and_audit_spans(span_names, tmp_path):
     with AuditLog(tmp_path / "audit.db") as log:
         d = guard(ONE_UNSUPPORTED, CONTEXT, check=lexical_check, policy=fast(STRICT), llm=EvidenceRewriter(), audit=log)
     assert d.attempts, d.action  # it went through regeneration
-    assert {"guardrail.decide", "guardrail.regenerate", "guardrail.audit"} <= set(names)
+    assert {"guardrail.decide", "guardrail.regenerate", "guardrail.audit"} <= set(span_names)

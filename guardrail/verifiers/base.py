@@ -16,12 +16,12 @@ part of its work did not run (a cascade whose judge is down) says so through the
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .. import deadline
 from ..errors import BackendError
 from ..types import ClaimVerdict, EvidenceSpan, Label, SkippedCheck, VerificationItem
 
@@ -101,28 +101,8 @@ class VerifierRun(BaseModel):
 
 
 def call_with_deadline(fn: Callable[[], T], timeout_s: float, what: str) -> T:
-    """``fn()``, or ``BackendError`` once ``timeout_s`` has passed without a result.
-
-    Runs ``fn`` in a daemon thread: Python cannot stop a thread, so a hung call is abandoned (it
-    ends when its backend gives up), never waited for; a daemon thread does not hold up exit.
-    """
-    done = threading.Event()
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="guardrail-deadline", daemon=True).start()
-    if not done.wait(timeout_s):
-        raise BackendError(f"{what}: no result within {timeout_s:g} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    """``fn()``, or ``BackendError`` once ``timeout_s`` has passed without a result (see :mod:`guardrail.deadline`)."""
+    return deadline.call_with_deadline(fn, timeout_s, what, BackendError)
 
 
 def _name(verifier: Any) -> str:

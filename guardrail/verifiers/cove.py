@@ -44,7 +44,7 @@ from ..text.quantities import parse_quantities, same_value
 from ..llm import ChatModel, Message, chat_json, locate_quote
 from ..types import ClaimVerdict, Difference, EvidenceSpan, Label, VerificationItem, Window
 from .base import Verifier, unevaluatable
-from .judge import fence_text
+from .judge import fence_text, number_in_text
 
 __all__ = [
     "CoveVerifier",
@@ -103,10 +103,7 @@ class VerificationQuestion(BaseModel):
     @field_validator("id", mode="before")
     @classmethod
     def _id(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            digits = re.search(r"\d+", v)
-            return int(digits.group()) if digits else v
-        return v
+        return number_in_text(v, missing=v)
 
 
 class QuestionsReply(BaseModel):
@@ -150,10 +147,7 @@ class AnswerReply(BaseModel):
     @field_validator("passage", mode="before")
     @classmethod
     def _passage(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            digits = re.search(r"\d+", v)
-            return int(digits.group()) if digits else None
-        return v
+        return number_in_text(v)
 
 
 class NumberedAnswer(AnswerReply):
@@ -162,7 +156,7 @@ class NumberedAnswer(AnswerReply):
     @field_validator("id", mode="before")
     @classmethod
     def _id(cls, v: Any) -> Any:
-        return VerificationQuestion._id(v)
+        return number_in_text(v, missing=v)
 
 
 class AnswersReply(BaseModel):

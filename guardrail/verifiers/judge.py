@@ -24,7 +24,7 @@ from ..llm import ChatModel, achat_json, chat_json, locate_quote
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem
 from .base import unevaluatable
 
-__all__ = ["LLMJudgeVerifier", "JudgeReply", "as_fraction", "hallucination_score", "build_messages"]
+__all__ = ["LLMJudgeVerifier", "JudgeReply", "as_fraction", "number_in_text", "hallucination_score", "build_messages"]
 
 SYSTEM_PROMPT = """You are a meticulous fact-checker. Decide whether ONE claim is supported by the evidence passages.
 
@@ -50,6 +50,15 @@ _LABEL_ALIASES = {
     "not_supported": "unsupported", "neutral": "unsupported", "not_enough_info": "unsupported",
     "no_evidence": "unsupported", "hallucinated": "unsupported",
 }
+
+
+def number_in_text(v: Any, missing: Any = None) -> Any:
+    """A number a small model wrote as text ("2", "c2", "Statement 2", "window 1") as that integer; any
+    other value unchanged; text without digits gives ``missing`` (the text itself, to fail validation)."""
+    if isinstance(v, str):
+        digits = re.search(r"\d+", v)
+        return int(digits.group()) if digits else missing
+    return v
 
 
 def as_fraction(v: Any) -> Any:
@@ -116,10 +125,7 @@ class JudgeReply(BaseModel):
     @field_validator("evidence_window", mode="before")
     @classmethod
     def _window(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            digits = re.search(r"\d+", v)
-            return int(digits.group()) if digits else None
-        return v
+        return number_in_text(v)
 
     @field_validator("error_type", mode="before")
     @classmethod

@@ -15,7 +15,6 @@ that is not the JSON asked for after one repair turn, makes those claims ``uneva
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
@@ -26,7 +25,7 @@ from ..errors import ConfigError
 from ..llm import ChatModel, chat_json
 from ..types import ClaimVerdict, VerificationItem
 from .base import scored_verdict, unevaluatable
-from .judge import fence_text, as_fraction
+from .judge import as_fraction, fence_text, number_in_text
 from .selfcheck import Breaker, Group, evidence_block, group_items
 
 __all__ = ["PromptJudgeVerifier", "PromptJudgeReply", "StatementScore", "build_messages"]
@@ -52,10 +51,7 @@ class StatementScore(BaseModel):
     @field_validator("id", mode="before")
     @classmethod
     def _id(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            digits = re.search(r"\d+", v)
-            return int(digits.group()) if digits else v
-        return v
+        return number_in_text(v, missing=v)
 
     @field_validator("score", mode="before")
     @classmethod
