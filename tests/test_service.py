@@ -564,3 +564,59 @@ def test_metrics_export_the_audit_drift_of_a_tenant_with_a_target(tmp_path, heur
     assert 'guardrail_hallucination_rate{tenant="beta"} 0.0' in text
     assert 'guardrail_drift_cusum{tenant="alpha"} 2.85' in text  # 3 x (1 - (0 + 0.05 slack))
     assert 'guardrail_drift_cusum{tenant="beta"}' not in text  # no target, no drift statistic
+
+
+# --------------------------------------------------------------------------------------------- from the OpenAPI schema
+
+
+def _from_json_schema(schema: dict, components: dict, depth: int = 0) -> st.SearchStrategy:
+    """Values a JSON Schema (the subset FastAPI writes for our pydantic bodies) accepts, plus, with a
+    small chance at each node, any JSON at all: the schema's own shape and its near misses."""
+    if "$ref" in schema:
+        return _from_json_schema(components[schema["$ref"].rsplit("/", 1)[-1]], components, depth)
+    if "anyOf" in schema or "oneOf" in schema:
+        return st.one_of([_from_json_schema(s, components, depth) for s in schema.get("anyOf", schema.get("oneOf"))])
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    kind = schema.get("type")
+    if kind == "object" and "properties" in schema and depth < 4:
+        props = {k: _from_json_schema(v, components, depth + 1) for k, v in schema["properties"].items()}
+        required = set(schema.get("required", []))
+        return st.fixed_dictionaries({k: v for k, v in props.items() if k in required},
+                                     optional={k: v for k, v in props.items() if k not in required})
+    if kind == "array":
+        return st.lists(_from_json_schema(schema.get("items", {}), components, depth + 1), max_size=3)
+    simple = {"string": st.text(max_size=120), "integer": st.integers(-2**40, 2**40), "boolean": st.booleans(),
+              "number": st.floats(allow_nan=False, allow_infinity=False), "null": st.none()}
+    if kind in simple:
+        return simple[kind]
+    return JSON  # no type: the context field takes any JSON
+
+
+def _openapi_bodies():
+    import tempfile
+
+    where = Path(tempfile.mkdtemp(prefix="guardrail-openapi-"))
+    app = create_app(ServiceSettings(policies=write_policies(where / "policies"), audit_path=where / "audit.db"),
+                     guardrail=object())
+    spec = app.openapi()
+    components = spec["components"]["schemas"]
+    routes = []
+    for path, ops in spec["paths"].items():
+        body = ops.get("post", {}).get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+        if body is not None:
+            routes.append(st.tuples(st.just(path), _from_json_schema(body, components)))
+    assert len(routes) >= 4, spec["paths"].keys()  # check, guard, guard/stream, batch
+    return st.one_of(routes)
+
+
+@hsettings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(request=st.deferred(_openapi_bodies))
+def test_bodies_generated_from_the_openapi_schema_never_get_a_500(shared_server, request):
+    route, body = request
+    with client(shared_server, KEY_A) as c:
+        r = c.post(route, json=body)
+    assert r.status_code < 500, (route, body, r.status_code, r.text)
+    assert "Traceback" not in r.text
+    if r.status_code >= 400:
+        assert set(r.json()["error"]) == {"code", "message", "field"}
