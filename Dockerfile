@@ -6,7 +6,7 @@
 
 FROM python:3.11-slim AS build
 WORKDIR /src
-COPY pyproject.toml README.md constraints.txt ./
+COPY pyproject.toml README.md LICENSE constraints.txt ./
 COPY guardrail ./guardrail
 COPY integrations ./integrations
 COPY policies ./policies
