@@ -240,6 +240,9 @@ def check_facts(
     parsed = [p for _, _, p in sents]
     all_text = "\n".join(p.text for p in parsed)
     known = {t for p in parsed for n in names(p.text) for t in n.tokens}
+    # A word the claim uses as a name is a name in the evidence too, even where it opens a sentence
+    # ("Brazil defeated Argentina" against "Argentina defeated Brazil").
+    known |= {t for n in names(claim, known) for t in n.tokens}
     c_terms = set(c.term_set)
     r = _parse(record) if record else None
     if r is not None:
@@ -532,7 +535,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
                 out.reworded.append(f"{q.text} = {e.text}")
             _conflict(q, k, e, sents, scores, c, out, conf)
             continue
-        if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, _ in pool if k in near):
+        # A claimed bound the evidence's plain value meets ("up to 40 kg" for "35 kg") is faithful; against
+        # another bound it is a different limit ("no more than 1,250 mg" for "no more than 1,000 mg").
+        if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, _ in pool if k in near and not e.bound):
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue
@@ -541,7 +546,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
         # must not build a list of all the others for each one.
         operands = chain(operands, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),
                          _times_as_quantities(sents, near, q))
-        how = _arithmetic(q, operands)
+        # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
+        # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
+        how = _arithmetic(q, operands) if not q.bound else None
         if how is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how}")

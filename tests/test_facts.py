@@ -43,6 +43,11 @@ def slots(claim, *docs, **kw):
     # the other name shares a word with a different name of the claim ("Oskar Brandt" / "Brandt Lighthouse")
     ("The Brandt Lighthouse was restored by the firm of Ada Morrow.",
      "The Brandt Lighthouse stands on the cape. It was restored by the firm of Oskar Brandt in 1990.", "entity"),
+    # single-word names that open their sentences, swapped around the same verb
+    ("Kenya beat Uganda 3-0 in the semi-final.", "Uganda beat Kenya 3-0 in the semi-final on Sunday.", "role"),
+    # a limit restated with another value is a different limit, not a bound the evidence "meets"
+    ("The label says to take no more than 1,250 mg in 24 hours.",
+     "Each tablet holds 250 mg. The label says to take no more than 1,000 mg in 24 hours.", "number"),
     # polarity words
     ("The hostel provides towels.", "The hostel does not provide towels.", "negation"),
     ("Cyclists may ride on the pier.", "Cyclists must not ride on the pier.", "modality"),
