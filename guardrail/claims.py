@@ -622,17 +622,24 @@ def _is_pleasantry(plain: str) -> bool:
 
 _ANNOUNCE = re.compile(
     r"\b(?:here(?:'s|\u2019s| is| are)|below|(?:the )?following|as follows|summari[sz]e|summary|to answer|overview|"
-    r"steps?|key points|details|this is (?:what|how))\b",
+    r"steps?|key points|details|this is (?:what|how)|(?:can be |is )?(?:defined|described|explained|summari[sz]ed) as)\b",
+    re.IGNORECASE,
+)
+# The answer counting itself ("Here's the summary in 68 words:"): a number about the answer, not the sources.
+_SELF_COUNT = re.compile(
+    r"\b(?:in|within|under|of|about|around)\s+\d+\s+(?:words?|sentences?|bullet points?|points?|paragraphs?|lines?)\b",
     re.IGNORECASE,
 )
 
 
 def _is_announcement(plain: str) -> bool:
-    """A lead-in that only announces what follows ("Based on the passages, here is how:").
+    """A lead-in that only announces what follows ("Based on the passages, here is how:", "Here's the
+    summary in 68 words:").
 
     "According to the leaflet, the dose is 4000 mg:" ends in a colon too, but states the dose.
     """
-    return _LEAD_IN.match(plain) is not None and not any(ch.isdigit() for ch in plain) and _ANNOUNCE.search(plain) is not None
+    bare = _SELF_COUNT.sub(" ", plain)
+    return _LEAD_IN.match(plain) is not None and not any(ch.isdigit() for ch in bare) and _ANNOUNCE.search(plain) is not None
 
 
 # Questions that assert what they ask about: "Did you know (that) X?", "Isn't it true that X?", "X, right?".

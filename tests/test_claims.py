@@ -725,3 +725,17 @@ def test_framing_is_a_lead_in_and_the_claim_is_what_it_frames(framing: str) -> N
     assert [(c.text, c.citations) for c in claims] == [("visitors cannot climb the stairs", ["[2]"])]
     assert (framing, "lead_in", False) in [(u.text, u.reason, u.factual) for u in unchecked]
     assert not _coverage_holes(answer, claims, unchecked)
+
+
+def test_an_answer_that_counts_itself_is_a_lead_in_not_a_claim():
+    # "in 68 words" is about the answer, not the sources: checked, it flagged a quarter of faithful
+    # RAGTruth summaries. A number about the sources in a lead-in is still a claim.
+    x = SentenceClaimExtractor()
+    for lead in ("Here's the summary in 74 words:", "Below is a summary within 120 words:",
+                 "Based on the passages, a caldera can be defined as:"):
+        claims, unchecked = x.extract_with_unchecked(lead + "\n\nThe crater is 8 km wide.")
+        assert [c.text for c in claims] == ["The crater is 8 km wide."]
+        assert unchecked and unchecked[0].reason == "lead_in" and not unchecked[0].factual
+    claims, _ = x.extract_with_unchecked("According to the survey, the crater is 8 km wide:\n\n- It formed 2 Ma ago.")
+    assert claims[0].text.startswith("According to the survey, the crater is 8 km wide")
+
