@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli_io import add_llm_options, collect_context, llm_from_args, positive_int, read_answer, read_text
+from .cli_io import (
+    add_llm_options,
+    batch_item_from_row,
+    collect_context,
+    guardrail_from_args,
+    jsonl_rows,
+    positive_int,
+    read_answer,
+    read_text,
+)
 from .errors import GuardrailError, InputError
 from .limits import check_json_text
 
@@ -113,22 +122,7 @@ def _add_guardrail_options(p: argparse.ArgumentParser) -> None:
 
 
 def _make_guardrail(args: argparse.Namespace):
-    from .evidence import EvidenceSelector
-    from .guardrail import Guardrail
-    from .verifiers import make_verifier
-
-    llm = llm_from_args(args)
-    verifier = make_verifier(getattr(args, "verifier", "default"), llm=llm)
-    settings = dict(getattr(verifier, "evidence_selector", None) or {})
-    if getattr(args, "top_k", None) is not None:
-        settings["top_k"] = args.top_k
-    return Guardrail(
-        verifier,
-        llm=llm,
-        selector=EvidenceSelector(**settings),
-        threshold=getattr(args, "threshold", None),
-        require_citations=getattr(args, "require_citations", False),
-    )
+    return guardrail_from_args(args)
 
 
 # ---------------------------------------------------------------------------- check
@@ -164,39 +158,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _batch_lines(path: Path):
-    """Yields (line_number, parsed item or InputError); never stops on a bad line."""
-    from .guardrail import BatchItem
-
+    """Yields (line_number, id, parsed item or InputError); never stops on a bad line."""
     try:
         handle = path.open("rb")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+        for number, obj in jsonl_rows(handle):
+            if isinstance(obj, InputError):
+                yield number, None, obj
                 continue
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield number, None, InputError(f"line {number}: not valid UTF-8 (byte {exc.start})")
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield number, None, InputError(f"line {number}: not JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(obj, dict):
-                yield number, None, InputError(f"line {number}: expected a JSON object, got {type(obj).__name__}")
-                continue
-            ident = obj.get("id")
-            missing = [k for k in ("response",) if k not in obj]
-            if missing:
-                yield number, ident, InputError(f"line {number}: missing field {', '.join(repr(m) for m in missing)}")
-                continue
-            try:
-                item = BatchItem(id=None if ident is None else str(ident), response=obj["response"], context=obj.get("context"), question=obj.get("query", obj.get("question")))
-            except Exception as exc:  # pydantic ValidationError: wrong field types
-                yield number, ident, InputError(f"line {number}: {exc}")
+                item = batch_item_from_row(obj, f"line {number}")
+            except InputError as exc:
+                yield number, obj.get("id") if isinstance(obj, dict) else None, exc
                 continue
             yield number, item.id, item
 

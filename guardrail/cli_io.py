@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
 from .limits import check_json_text
 
-__all__ = ["read_text", "read_stdin", "read_answer", "collect_context", "positive_int", "positive_float"]
+__all__ = ["read_text", "read_stdin", "read_answer", "collect_context", "positive_int", "positive_float",
+           "jsonl_rows", "batch_item_from_row", "guardrail_from_args"]
 
 
 def positive_int(text: str) -> int:
@@ -85,6 +87,71 @@ def collect_context(args: argparse.Namespace) -> list[Any]:
         else:
             docs.append({"id": path.stem, "text": text, "source": str(path)})
     return docs
+
+
+def jsonl_rows(lines: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON value or ``InputError``) for each non-blank line of a JSONL byte stream.
+
+    A line that is not UTF-8 or not JSON is yielded as its error, never raised: check-batch and
+    audit-bulk turn it into an error row and go on with the next line.
+    """
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, InputError(f"line {number}: not valid UTF-8 (byte {exc.start})")
+            continue
+        try:
+            yield number, json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield number, InputError(f"line {number}: not JSON ({exc.msg} at column {exc.colno})")
+        except RecursionError:  # a nesting bomb on one line is that line's error, not the job's
+            yield number, InputError(f"line {number}: JSON nested too deeply")
+
+
+def batch_item_from_row(obj: Any, where: str) -> Any:
+    """The ``BatchItem`` one input row describes (``id``, ``response``, ``context``, ``question`` or
+    ``query``), or an ``InputError`` starting with ``where`` ("line 3", "row 3") naming what is wrong.
+
+    The one reading of a row, for check-batch (JSONL) and audit-bulk (JSONL and Parquet), so both
+    check exactly the same item for the same row.
+    """
+    from .guardrail import BatchItem
+
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    if "response" not in obj:
+        raise InputError(f"{where}: missing field 'response'")
+    ident = obj.get("id")
+    try:
+        return BatchItem(id=None if ident is None else str(ident), response=obj["response"], context=obj.get("context"),
+                         question=obj.get("query", obj.get("question")))
+    except Exception as exc:  # pydantic ValidationError: wrong field types
+        raise InputError(f"{where}: {exc}") from exc
+
+
+def guardrail_from_args(args: argparse.Namespace) -> Any:
+    """The ``Guardrail`` the shared options describe (``--verifier``, ``--threshold``, ``--top-k``,
+    ``--require-citations``, the LLM options): the one place check, check-batch, audit-bulk and its
+    Ray workers build it, so every command checks with the same configuration."""
+    from .evidence import EvidenceSelector
+    from .guardrail import Guardrail
+    from .verifiers import make_verifier
+
+    llm = llm_from_args(args)
+    verifier = make_verifier(getattr(args, "verifier", "default"), llm=llm)
+    settings = dict(getattr(verifier, "evidence_selector", None) or {})
+    if getattr(args, "top_k", None) is not None:
+        settings["top_k"] = args.top_k
+    return Guardrail(
+        verifier,
+        llm=llm,
+        selector=EvidenceSelector(**settings),
+        threshold=getattr(args, "threshold", None),
+        require_citations=getattr(args, "require_citations", False),
+    )
 
 
 def add_llm_options(p: argparse.ArgumentParser | Any, what: str) -> None:

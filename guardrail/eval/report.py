@@ -19,7 +19,7 @@ from ..errors import BackendError, InputError
 from . import metrics as M
 from .runner import ConfigResult, EvalResult, ExampleResult, Metrics
 
-__all__ = ["write_report", "markdown", "Table", "tables"]
+__all__ = ["write_report", "markdown", "Table", "tables", "html_table", "html_page", "figure_class"]
 
 _NONE = "—"
 
@@ -167,17 +167,33 @@ def markdown(result: EvalResult) -> str:
     return "\n".join(lines)
 
 
+def html_table(t: Table) -> list[str]:
+    """A table's heading, note and rows as HTML lines (every cell escaped); shared with the bulk audit page."""
+    esc = html.escape
+    out = [f"<h{t.level}>{esc(t.title)}</h{t.level}>"]
+    if t.note:
+        out.append(f"<p class='note'>{esc(t.note)}</p>")
+    out.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in t.header) + "</tr></thead><tbody>")
+    out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in t.rows]
+    out.append("</tbody></table>")
+    return out
+
+
+def html_page(title: str, body: Sequence[str]) -> str:
+    """A self-contained HTML page (one stylesheet) around ``body`` lines; ``title`` is escaped here."""
+    style = ("body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+             "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right}td:first-child,th:first-child{text-align:left}"
+             "th{background:#f3f3f3}.note{color:#555;font-size:90%}img{max-width:48em}")
+    return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
 def _html(result: EvalResult, plots: dict[str, Path], out_dir: Path) -> str:
     esc = html.escape
     body = [f"<h1>Evaluation: {esc(', '.join(result.datasets))}</h1>",
             f"<p>{result.n_examples} examples, {len(result.configs)} configuration(s); created {esc(result.created)}.</p>"]
     for t in tables(result):
-        body.append(f"<h{t.level}>{esc(t.title)}</h{t.level}>")
-        if t.note:
-            body.append(f"<p class='note'>{esc(t.note)}</p>")
-        body.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in t.header) + "</tr></thead><tbody>")
-        body += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in t.rows]
-        body.append("</tbody></table>")
+        body += html_table(t)
         for name in t.plots:
             if name in plots:
                 rel = plots[name].relative_to(out_dir).as_posix()
@@ -191,11 +207,7 @@ def _html(result: EvalResult, plots: dict[str, Path], out_dir: Path) -> str:
             body.append(f"<figure><img src='{esc(p.relative_to(out_dir).as_posix())}' alt='{esc(k)}'></figure>")
     if result.notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in result.notes) + "</ul>")
-    style = ("body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
-             "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right}td:first-child,th:first-child{text-align:left}"
-             "th{background:#f3f3f3}.note{color:#555;font-size:90%}img{max-width:48em}")
-    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>guardrail eval</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return html_page("guardrail eval", body)
 
 
 # ------------------------------------------------------------------------------------------ plots
@@ -205,7 +217,8 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "x"
 
 
-def _figure_class() -> Any:
+def figure_class() -> Any:
+    """matplotlib's ``Figure`` (object API, Agg canvas: no global backend switch); ImportError naming matplotlib."""
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
@@ -220,7 +233,7 @@ def _evaluated(examples: Sequence[ExampleResult], dataset: str | None = None) ->
 
 
 def _pr_plot(result: EvalResult, dataset: str, path: Path) -> bool:
-    Figure = _figure_class()
+    Figure = figure_class()
     fig = Figure(figsize=(6, 4.5), dpi=100)
     ax = fig.add_subplot()
     drawn = False
@@ -255,7 +268,7 @@ def _pr_plot(result: EvalResult, dataset: str, path: Path) -> bool:
 
 
 def _reliability_plot(config: ConfigResult, path: Path) -> bool:
-    Figure = _figure_class()
+    Figure = figure_class()
     y, s = _evaluated(config.examples)
     if not y:
         return False
