@@ -1,4 +1,4 @@
-"""The ``guardrail`` command line: check, check-batch, demo, guard, audit, eval, redteam, serve.
+"""The ``guardrail`` command line: check, check-batch, audit-bulk, demo, guard, audit, eval, redteam, serve.
 
 Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup,
 3 ``--fail-on-hallucination``, nothing flagged, but part of the answer was not checked (the report is
@@ -101,6 +101,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .service.cli import add_commands as add_serve_commands  # argparse only: fastapi loads when serve runs
 
     add_serve_commands(sub)
+    from .bulk.cli import add_commands as add_bulk_commands  # argparse only: pyarrow and Ray load when it runs
+
+    add_bulk_commands(sub, _add_guardrail_options)
 
     # Evaluation tools: each module imports only what its parser needs; models load when a command runs.
     from .eval.cli import add_commands as add_eval_commands

