@@ -130,6 +130,7 @@ class Guardrail:
         verifier_timeout_s: float | None = None,
     ) -> None:
         self.verifier: Verifier = make_verifier(verifier, llm=llm) if isinstance(verifier, str) else verifier
+        self._given = {"threshold": threshold, "selector": selector}  # for with_verifier: what was chosen, not derived
         if threshold is None:
             threshold = float(getattr(self.verifier, "recommended_threshold", 0.5))
         if not 0.0 <= threshold <= 1.0:
@@ -146,6 +147,18 @@ class Guardrail:
         if verifier_timeout_s is not None and not verifier_timeout_s > 0:
             raise InputError(f"verifier_timeout_s must be > 0 seconds, got {verifier_timeout_s}")
         self.verifier_timeout_s = verifier_timeout_s
+
+    def with_verifier(self, verifier: Verifier) -> "Guardrail":
+        """This guardrail's settings around another verifier (a tenant policy's verification section).
+
+        The threshold and the evidence selection follow the new verifier (its recommended threshold, the
+        windows it was trained on) unless they were given to this one explicitly; everything else is kept.
+        """
+        return Guardrail(
+            verifier, extractor=self.extractor, selector=self._given["selector"], threshold=self._given["threshold"],
+            check_citations=self.check_citations, require_citations=self.require_citations, schema=self.schema,
+            max_context_chars=self.max_context_chars, batch_size=self.batch_size, verifier_timeout_s=self.verifier_timeout_s,
+        )
 
     # ------------------------------------------------------------------ public API
 

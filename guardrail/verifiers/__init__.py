@@ -23,6 +23,7 @@ __all__ = [
     "arun_verifier",
     "unevaluatable",
     "make_verifier",
+    "check_spec",
     "VERIFIER_SPECS",
     "VerifierSpec",
     "shipped_model_available",
@@ -71,13 +72,8 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
 
     Every spec is an entry of ``VERIFIER_SPECS``: adding a verifier is adding an entry, not a branch.
     """
-    name, colon, rest = spec.partition(":")
-    entry = VERIFIER_SPECS.get(name)
-    if entry is None or (colon and entry.argument == "none") or (not colon and entry.argument == "required"):
-        raise ConfigError(
-            f"unknown verifier '{spec}' (expected default, heuristic, grounding, grounding:DIR, hf:PATH, judge, cascade, "
-            "cove, overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
-        )
+    name, _, rest = spec.partition(":")
+    entry = check_spec(spec)
     options = _parse_options(spec, entry, rest) if entry.argument == "options" else {}
     if entry.needs_llm and llm is None:
         raise ConfigError(f"verifier '{name}' needs an LLM (CLI: --llm-base-url and --llm-model)", field="verifier")
@@ -87,6 +83,24 @@ def make_verifier(spec: str, llm: Any = None) -> Verifier:
         return entry.build(rest, options, llm)
     except (TypeError, ValueError) as exc:  # a value the verifier itself rejects (n=0, threshold=2)
         raise ConfigError(f"verifier '{name}': {exc}", field="verifier") from exc
+
+
+def check_spec(spec: str) -> "VerifierSpec":
+    """The registry entry ``spec`` names, its options parsed and checked, nothing built.
+
+    Why: a policy file names verifiers too, and a typo there must fail when the policy loads, not on
+    the first request (building a verifier may load a model or need an LLM). Raises ``ConfigError``.
+    """
+    name, colon, rest = spec.partition(":")
+    entry = VERIFIER_SPECS.get(name)
+    if entry is None or (colon and entry.argument == "none") or (not colon and entry.argument == "required"):
+        raise ConfigError(
+            f"unknown verifier '{spec}' (expected default, heuristic, grounding, grounding:DIR, hf:PATH, judge, cascade, "
+            "cove, overlap, embedding, selfcheck, logprob or prompt-judge)", field="verifier"
+        )
+    if entry.argument == "options":
+        _parse_options(spec, entry, rest)
+    return entry
 
 
 #: Option name -> (keyword argument of the verifier, type or allowed values).
