@@ -3,6 +3,7 @@
     policy = load_policy("policies/tenants/healthcare.yaml")        # or PolicyStore(dir).get(tenant)
     decision = decide(report, policy)                                 # pure
     decision = guard(answer, context, check=g.check, policy=policy, llm=llm, audit=AuditLog(path), tenant="t")
+    g_for_tenant = policy_guardrail(g, policy)                        # the verifier its verification section asks for
 
 Reference of every policy field: docs/policies.md (generated from the model's descriptions).
 """
@@ -17,6 +18,7 @@ from ._policy import SEVERITY, Action, CaveatStyle, FailMode, Policy, ReasonCode
 from ._regenerate import aregenerate, corrective_messages, parse_rewrites, regenerate, splice
 from ._rewriter import EvidenceRewriter
 from ._store import PolicySource, PolicyStore, resolve_policy
+from ._verification import policy_guardrail
 
 __all__ = [
     "Action",
@@ -30,6 +32,7 @@ __all__ = [
     "PolicyStore",
     "PolicySource",
     "resolve_policy",
+    "policy_guardrail",
     "bundled_policies_dir",
     "POLICIES_ENV",
     "Decision",

@@ -4,6 +4,11 @@ The facade (``Guardrail.guard``) binds ``check`` to its pipeline and ``policy`` 
 policy; everything here takes what it needs as parameters and keeps no state between calls,
 so one set of objects can serve concurrent requests.
 
+The policy's ``verification`` section picks the verifier: a ``check`` that is a bound
+``Guardrail.check`` / ``acheck`` runs on ``policy_guardrail(guardrail, policy)`` (the section's fast
+verifier and LLM double check); a report from any other ``check`` that lacks the double check the
+policy asks for lists it as skipped, for the failure mode to decide (``_verification``).
+
 A guard never ends in a traceback because a component broke: whatever ``check`` raises that is not
 the caller's own mistake (``InputError``, ``ConfigError``) becomes a ``BackendError`` and then a
 decision under the policy's failure mode, recorded in the audit log like any other.
@@ -24,6 +29,7 @@ from ._audit import AuditLog
 from ._decision import Decision, decide, decide_failure
 from ._policy import Action, Policy, ReasonCode
 from ._regenerate import aregenerate, fallback_decision, regenerate
+from ._verification import policy_check, require_stage
 
 __all__ = ["guard", "aguard"]
 
@@ -62,6 +68,15 @@ def _safe(check: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _staged(check: Callable[..., Any], policy: Policy) -> Callable[..., Any]:
+    """``check`` whose reports list the policy's double check as skipped when it did not run (``require_stage``)."""
+
+    def run(*args: Any) -> Any:
+        return require_stage(check(*args), policy)
+
+    return run
+
+
 def _finish(decision: Decision, started: float, clock: Callable[[], float]) -> Decision:
     return decision.model_copy(update={"latencies_ms": {**decision.latencies_ms, "total": (clock() - started) * 1e3}})
 
@@ -87,7 +102,7 @@ def guard(
     reason regeneration_unavailable. The decision is recorded in ``audit`` when given.
     """
     t0 = clock()
-    check = _safe(check)
+    check = _staged(_safe(policy_check(check, policy)), policy)
     try:
         report = check(*_args(answer, context, question))
     except BackendError as exc:
@@ -127,11 +142,13 @@ async def aguard(
     """Async ``guard``: an async ``check`` (``Guardrail.acheck``) is awaited, a sync one runs in a
     worker thread; the LLM is called through ``achat``; the audit write runs off the event loop."""
 
+    check = policy_check(check, policy)
+
     async def call(a: str) -> CheckReport:
         if inspect.iscoroutinefunction(check):
-            return await check(*_args(a, context, question))
+            return require_stage(await check(*_args(a, context, question)), policy)
         out = await asyncio.to_thread(check, *_args(a, context, question))
-        return await out if inspect.isawaitable(out) else out
+        return require_stage(await out if inspect.isawaitable(out) else out, policy)
 
     async def run(a: str) -> CheckReport:
         try:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from ..errors import ConfigError
 from ..types import ErrorType
+from ..verifiers import check_spec
 from ._text import safe_format
 
 __all__ = [
@@ -44,6 +47,9 @@ __all__ = [
     "CaveatPolicy",
     "RegeneratePolicy",
     "AbstainPolicy",
+    "VerificationPolicy",
+    "DoubleCheckPolicy",
+    "LLMEndpointPolicy",
     "SEVERITY",
 ]
 
@@ -491,6 +497,160 @@ class AbstainPolicy(_Strict):
         return self.messages.get(code, self.message) if code is not None else self.message
 
 
+# --------------------------------------------------------------------------- verification
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class LLMEndpointPolicy(_Strict):
+    """The OpenAI-compatible endpoint of the double check. The key is never in the file, only its variable's name."""
+
+    base_url: str | None = Field(
+        default=None,
+        description="API root including /v1, e.g. http://127.0.0.1:8080/v1. Required when double_check.method is not none.",
+    )
+    model: str | None = Field(default=None, description="Model name sent with each request. Required when double_check.method is not none.")
+    api_key_env: str | None = Field(
+        default=None,
+        description=(
+            "Name of the environment variable holding the API key (e.g. CLINICAL_LLM_KEY), never the key itself. "
+            "null: no key (a local server). A variable that is not set when the check runs makes the double check "
+            "fail, and the failure mode decides."
+        ),
+    )
+    timeout_s: float = Field(default=30.0, gt=0.0, le=600.0, description="Hard deadline of one request (one attempt).")
+    max_retries: int = Field(default=1, ge=0, le=5, description="Extra attempts after a transient failure (timeout, connection, 429, 5xx).")
+    response_format: Literal["none", "json_object", "json_schema", "llamacpp_schema"] = Field(
+        default="none",
+        description="How JSON is asked for: none (prompt only), json_object, json_schema, llamacpp_schema (llama-cpp-python grammar).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key_in_file(cls, data: object) -> object:
+        # Checked on the mapping, not per field, so that the error never echoes the value: a key pasted
+        # where its variable's name belongs must not end up in a log line.
+        if not isinstance(data, dict):
+            return data
+        if any(k in data for k in ("api_key", "key", "token")):
+            raise ValueError("an API key must not be written in a policy file: put it in an environment variable and "
+                             "name that variable in api_key_env")
+        env = data.get("api_key_env")
+        if env is not None and not (isinstance(env, str) and _ENV_NAME.match(env)):
+            raise ValueError("api_key_env must be the NAME of an environment variable (letters, digits, '_'), not a key")
+        return data
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        if v is not None and not v.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {v!r}")
+        return v
+
+
+class DoubleCheckPolicy(_Strict):
+    """An LLM second look at the claims the fast verifier routes to it, within a call budget per answer."""
+
+    method: Literal["none", "cove", "judge"] = Field(
+        default="none",
+        description=(
+            "none: the fast verifier decides every claim (no LLM call). cove: chain-of-verification (a question per "
+            "claim, answered from the evidence alone, compared by the fact checks). judge: the LLM judge. A routed "
+            "claim the double check could not decide keeps its fast verdict and is listed in skipped under the "
+            "check named like the method (cove or judge): failure.checks.cove (or .judge) decides what happens."
+        ),
+    )
+    band: tuple[float, float] = Field(
+        default=(0.3, 0.7),
+        description=(
+            "[low, high]: claims whose fast hallucination score lies in this range (inclusive) are double-checked, "
+            "as are claims the fast verifier could not evaluate. [1, 1] routes nothing by score."
+        ),
+    )
+    error_types: list[ErrorType] = Field(
+        default_factory=list,
+        description=(
+            "Claims of these kinds are double-checked whatever their fast score: number (any figure or dose), unit, "
+            "temporal (dates, times), entity (names) are read off the claim's text; other kinds are routed when the "
+            "fast verdict names them."
+        ),
+    )
+    max_calls_per_answer: int | None = Field(
+        default=None,
+        ge=2,
+        le=64,
+        description=(
+            "cove only: LLM requests per answer at most, repairs included (null: 8). Claims past the budget keep their "
+            "fast verdict and are listed in skipped. The judge makes one request per routed claim: narrow the routing."
+        ),
+    )
+    per: Literal["answer", "question"] = Field(
+        default="answer",
+        description="cove only: one answer call for all questions of an answer (2 calls), or one isolated call per question (1 + k).",
+    )
+    timeout_s: float | None = Field(
+        default=None,
+        gt=0.0,
+        description="Deadline of the whole double check of one batch; past it every routed claim is skipped. null: none beyond llm.timeout_s per request.",
+    )
+    llm: LLMEndpointPolicy = Field(default_factory=LLMEndpointPolicy, description="The endpoint the double check calls.")
+
+    @field_validator("band")
+    @classmethod
+    def _band(cls, v: tuple[float, float]) -> tuple[float, float]:
+        lo, hi = v
+        if not 0.0 <= lo <= hi <= 1.0:
+            raise ValueError(f"band must be [low, high] with 0 <= low <= high <= 1, got [{lo}, {hi}]")
+        return v
+
+    @model_validator(mode="after")
+    def _runnable(self) -> "DoubleCheckPolicy":
+        if self.method == "none":
+            return self
+        missing = [f"llm.{f}" for f in ("base_url", "model") if getattr(self.llm, f) is None]
+        if missing:
+            raise ValueError(f"method {self.method} needs an LLM endpoint: set {' and '.join(missing)}")
+        if self.method == "judge" and {"max_calls_per_answer", "per"} & self.model_fields_set:
+            raise ValueError("max_calls_per_answer and per are cove options; the judge makes one request per routed "
+                             "claim (narrow band or error_types instead)")
+        return self
+
+
+class VerificationPolicy(_Strict):
+    """Which verifier checks this tenant's claims, and which claims an LLM double-checks."""
+
+    verifier: str | None = Field(
+        default=None,
+        description=(
+            "The fast verifier, a spec without an LLM: default, grounding, heuristic, overlap, embedding (options as "
+            "NAME:key=value). null: the one the caller runs (guardrail guard --verifier, the service's --verifier)."
+        ),
+    )
+    double_check: DoubleCheckPolicy = Field(default_factory=DoubleCheckPolicy, description="LLM second look at routed claims.")
+
+    @field_validator("verifier")
+    @classmethod
+    def _fast_spec(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            entry = check_spec(v)
+        except ConfigError as exc:
+            raise ValueError(str(exc).removeprefix(f"field '{exc.field}': ")) from None
+        if entry.needs_llm:
+            raise ValueError(f"verifier {v!r} needs an LLM; the fast verifier runs without one (put LLM checks "
+                             "under double_check)")
+        if ":" in v and entry.argument in ("path", "required"):
+            raise ValueError(f"verifier {v!r}: a model path is not allowed in a policy; name a shipped verifier")
+        return v
+
+    @property
+    def is_default(self) -> bool:
+        """True when the section changes nothing: the caller's verifier, no double check."""
+        return self.verifier is None and self.double_check.method == "none"
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -520,6 +680,9 @@ class Policy(_Strict):
     caveat: CaveatPolicy = Field(default_factory=CaveatPolicy, description="How flagged claims are marked.")
     regenerate: RegeneratePolicy = Field(default_factory=RegeneratePolicy, description="Targeted regeneration of flagged claims.")
     abstain: AbstainPolicy = Field(default_factory=AbstainPolicy, description="What is said instead of the answer.")
+    verification: VerificationPolicy = Field(
+        default_factory=VerificationPolicy, description="Which verifier checks the claims, and which claims an LLM double-checks."
+    )
 
     model_config = ConfigDict(extra="forbid", validate_default=True, populate_by_name=True)
 

@@ -94,6 +94,10 @@ def _type_name(tp: Any) -> str:
     if origin is dict:
         k, v = typing.get_args(tp)
         return f"map {_type_name(k)} → {_type_name(v)}"
+    if origin is list:
+        return f"list of {_type_name(typing.get_args(tp)[0])}"
+    if origin is tuple:
+        return f"[{', '.join(_type_name(a) for a in typing.get_args(tp))}]"
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return " \\| ".join(m.value for m in tp)
     if tp is type(None):
