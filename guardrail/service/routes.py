@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..errors import InputError
 from ..evidence import normalize_context
 from ..guardrail import BatchItem
-from ..policy import Decision, aguard
+from ..policy import Decision, Policy, aguard
 from ..streaming import StreamGuard, arun_stream
 from ..types import CheckReport
 from .auth import Authenticator
@@ -173,7 +173,8 @@ async def guard(body: GuardRequest, c: Caller = Depends(caller)) -> GuardRespons
     policy = c.service.policy_for(c.tenant)
     async with _slot(c):
         decision = await aguard(
-            body.answer, body.context, check=c.service.bounded_check(c.tenant, "guard", _deadline(c), schema=body.json_schema),
+            body.answer, body.context,
+            check=c.service.bounded_check(c.tenant, "guard", _deadline(c), schema=body.json_schema, policy=policy),
             policy=policy, llm=c.service.llm, audit=c.service.audit, tenant=c.tenant, question=body.question,
             request_id=c.request_id,
         )
@@ -192,16 +193,16 @@ async def guard_stream(body: StreamRequest, c: Caller = Depends(caller)) -> Stre
     policy = c.service.policy_for(c.tenant)
     release = _hold(c)  # until the stream ends: released by _events, or after the response if it never started
     # Each sentence's check gets the tenant's full deadline: a stream is as long as the answer.
-    sg = StreamGuard(body.context, check=_per_check_deadline(c), policy=policy, llm=c.service.llm,
+    sg = StreamGuard(body.context, check=_per_check_deadline(c, policy), policy=policy, llm=c.service.llm,
                      audit=c.service.audit, tenant=c.tenant, question=body.question, request_id=c.request_id)
     return StreamingResponse(_events(c, sg, body.text_chunks(), release), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
                              background=BackgroundTask(release))
 
 
-def _per_check_deadline(c: Caller):
+def _per_check_deadline(c: Caller, policy: Policy):
     async def check(answer: str, context: Any, question: str | None = None) -> CheckReport:
-        return await c.service.bounded_check(c.tenant, "stream", _deadline(c))(answer, context, question)
+        return await c.service.bounded_check(c.tenant, "stream", _deadline(c), policy=policy)(answer, context, question)
 
     return check
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..guardrail import Guardrail
-from ..policy import AuditLog, DriftConfig, Policy, PolicyStore
+from ..policy import AuditLog, DriftConfig, Policy, PolicyStore, policy_guardrail
 from ..types import CheckReport
 from .auth import Authenticator
 from .errors import ApiError
@@ -122,16 +122,23 @@ class Service:
         self.metrics.policy_errors.labels(tenant).set(1 if broken else 0)
         return policy
 
-    def bounded_check(self, tenant: str, route: str, deadline: float,
-                      schema: dict | None = None) -> Callable[..., Awaitable[CheckReport]]:
-        """``check(answer, context[, question])`` for ``aguard``: in the worker pool, within the request's deadline."""
+    def bounded_check(self, tenant: str, route: str, deadline: float, schema: dict | None = None,
+                      policy: Policy | None = None) -> Callable[..., Awaitable[CheckReport]]:
+        """``check(answer, context[, question])`` for ``aguard``: in the worker pool, within the request's deadline.
+
+        With the tenant's ``policy``, the check runs on the guardrail its verification section asks for
+        (``policy_guardrail``: built in the worker the first time, then shared).
+        """
         guardrail = self.ready_guardrail()
         loop = asyncio.get_running_loop()
 
+        def run(answer: str, context: Any, question: str | None) -> CheckReport:
+            chosen = guardrail if policy is None else policy_guardrail(guardrail, policy)
+            return chosen.check(answer, context, question, schema=schema)
+
         async def check(answer: str, context: Any, question: str | None = None) -> CheckReport:
             try:
-                return await self.pool.run(guardrail.check, answer, context, question, schema=schema,
-                                           timeout=deadline - loop.time())
+                return await self.pool.run(run, answer, context, question, timeout=deadline - loop.time())
             except DeadlineExceeded:
                 self.metrics.deadlines.labels(tenant, route).inc()
                 log.warning("deadline exceeded", extra={"tenant": tenant, "route": route})
