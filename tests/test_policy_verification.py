@@ -353,3 +353,34 @@ def test_the_bundled_example_tenant_loads_and_double_checks_values():
     for tenant in store.tenants():
         if tenant != "clinical-cove":
             assert store.get(tenant).verification.is_default, tenant
+
+
+# -- end to end against the real local llama.cpp server (slow; skipped without it) ------------------------
+
+from test_llamacpp_e2e import llamacpp_url  # noqa: E402, F401  (module-scoped fixture: one server)
+
+
+@pytest.mark.llamacpp
+def test_a_policy_double_checks_dates_against_the_real_server(llamacpp_url, tmp_path):
+    """The policy path end to end: a tenant file naming the local server, CoVe on the claim stating a date
+    (a confident fast pass) and on nothing else. SmolLM2-135M is no fact-checker: what must hold is that the
+    routed claim got a CoVe verdict or is listed as skipped under cove, and the other claim made no call."""
+    (tmp_path / "tenants").mkdir()
+    (tmp_path / "tenants" / "clinic.yaml").write_text(
+        "verification:\n  double_check:\n    method: cove\n    band: [1.0, 1.0]\n    error_types: [temporal]\n"
+        f"    llm: {{base_url: '{llamacpp_url}', model: smollm2-135m, timeout_s: 120, max_retries: 0, "
+        "response_format: llamacpp_schema}\nfailure: {checks: {cove: closed}}\n", encoding="utf-8")
+    policy = PolicyStore(tmp_path).get("clinic")
+    answer = f"The Eiffel Tower was completed in 1925. {DESIGN}"
+    d = guard(answer, [DOC], check=base({}).check, policy=policy, question="Tell me about the Eiffel Tower.")
+    unchecked = {cid for s in d.report.skipped if s.check == "cove" for cid in s.claim_ids}
+    for v in d.report.verdicts:
+        print(f"  {v.claim_id} {v.label.value} {v.hallucination_score:.2f} {v.verifier} {(v.reason or '')[:300]}")
+    for s in d.report.skipped:
+        print(f"  skipped {s.check}: {s.reason[:300]}")
+    print(f"  decision {d.action.value} ({d.code.value})")
+    first, second = d.report.verdicts
+    assert first.verifier == "cove" or first.claim_id in unchecked
+    assert second.verifier == "table" and second.claim_id not in unchecked
+    if unchecked:  # fail-closed for cove: a date the double check could not reach is not shown
+        assert d.action is Action.abstain and d.code is ReasonCode.check_failed
