@@ -357,3 +357,9 @@ def test_local_engine_needs_no_ray_and_ray_engine_names_the_extra(tmp_path, monk
     err = capsys.readouterr().err
     assert "rag-guardrail[bulk]" in err and "Traceback" not in err
     assert not (tmp_path / "ray").exists()  # refused before anything was written
+
+
+def test_output_inside_the_input_folder_is_refused(tmp_path, capsys):
+    inp = _three_shards(tmp_path / "in")
+    assert main(["audit-bulk", "--input", str(inp), "--output", str(inp / "audit")]) == 2
+    assert "inside --input" in capsys.readouterr().err and not (inp / "audit").exists()

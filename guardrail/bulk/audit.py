@@ -46,6 +46,10 @@ class AuditRun(BaseModel):
 
 def make_job(input: str, output: str, settings: CheckSettings, group_by: list[str] | None = None,
              batch_size: int = 16) -> AuditJob:
+    in_fs, in_root = bulk_io.resolve(input)
+    out_fs, out_root = bulk_io.resolve(output)
+    if type(in_fs) is type(out_fs) and (out_root == in_root or out_root.startswith(in_root.rstrip("/") + "/")):
+        raise InputError(f"--output {output} is inside --input {input}: a rerun would read the audit as input")
     keys = [k.strip() for k in (group_by or []) if k.strip()]
     if len(set(keys)) != len(keys):
         raise InputError(f"--group-by names a key twice: {','.join(keys)}")

@@ -17,7 +17,8 @@ import os
 import resource
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..cli_io import batch_item_from_row
@@ -71,40 +72,57 @@ def audit_shard(job: AuditJob, shard: Shard, guardrail: Any) -> ShardResult:
     write is the shard's ``failure`` (nothing written for it, a rerun retries it); a bad row is an error row."""
     t0 = time.perf_counter()
     result = ShardResult(shard=shard.name, worker=f"{socket.gethostname()}:{os.getpid()}")
-    try:
-        rows = list(bulk_io.read_rows(shard))  # (number, dict | InputError)
-    except InputError as exc:
-        result.failure = str(exc)
-        return result
     where = "line" if shard.format == "jsonl" else "row"
-    parsed: list[tuple[int, Any, Any]] = []  # (number, raw row, BatchItem | InputError)
-    for number, obj in rows:
-        if isinstance(obj, InputError):
-            parsed.append((number, None, obj))
-            continue
-        try:
-            parsed.append((number, obj, batch_item_from_row(obj, f"{where} {number}")))
-        except InputError as exc:
-            parsed.append((number, obj, exc))
-    reports = iter(guardrail.check_batch((x for _, _, x in parsed if not isinstance(x, Exception)),
-                                         chunk_size=job.batch_size))
+    # Streamed: rows are parsed as check_batch asks for items, and only each row's key and group values
+    # wait in `queued` for its report, so a shard's memory is its output, not its contexts.
+    queued: deque[tuple[int, dict[str, Any], Any]] = deque()  # (row number, key and group columns, item or error)
+
+    def items() -> Iterator[Any]:
+        for number, obj in bulk_io.read_rows(shard):
+            base = {"shard": shard.name, "row": number, "id": _ident(obj), **group_values(obj, job.group_by)}
+            if isinstance(obj, InputError):
+                queued.append((number, base, obj))
+                continue
+            try:
+                item = batch_item_from_row(obj, f"{where} {number}")
+            except InputError as exc:
+                queued.append((number, base, exc))
+                continue
+            queued.append((number, base, item))
+            yield item
+
     answers: list[dict[str, Any]] = []
     claims: list[dict[str, Any]] = []
-    for number, obj, x in parsed:
-        base = {"shard": shard.name, "row": number, "id": _ident(obj), **group_values(obj, job.group_by)}
-        outcome = x if isinstance(x, Exception) else next(reports)
-        if isinstance(outcome, Exception):
-            message = str(outcome)
-            answers.append({**base, "error": message if message.startswith(f"{where} ") else f"{where} {number}: {message}"})
-            result.errors += 1
-            continue
-        claim_rows = _claim_rows(base, outcome)
-        claims += claim_rows
-        n_flagged = sum(r["flagged"] for r in claim_rows)
-        answers.append({**base, "hallucination_score": outcome.hallucination_score, "flagged": outcome.hallucinated,
-                        "complete": outcome.complete, "latency_ms": outcome.latencies_ms.get("total"),
-                        "claims": len(claim_rows), "flagged_claims": n_flagged, "error": None})
-        result.flagged += bool(outcome.hallucinated)
+
+    def error_row(number: int, base: dict[str, Any], exc: Exception) -> None:
+        message = str(exc)
+        answers.append({**base, "error": message if message.startswith(f"{where} ") else f"{where} {number}: {message}"})
+        result.errors += 1
+
+    def drain_errors() -> None:
+        while queued and isinstance(queued[0][2], Exception):
+            error_row(*queued.popleft())
+
+    try:
+        # check-batch's engine: a report (or the item's exception) per item, in order.
+        for outcome in guardrail.check_batch(items(), chunk_size=job.batch_size):
+            drain_errors()
+            number, base, _ = queued.popleft()
+            if isinstance(outcome, Exception):
+                error_row(number, base, outcome)
+                continue
+            claim_rows = _claim_rows(base, outcome)
+            claims += claim_rows
+            answers.append({**base, "hallucination_score": outcome.hallucination_score, "flagged": outcome.hallucinated,
+                            "complete": outcome.complete, "latency_ms": outcome.latencies_ms.get("total"),
+                            "claims": len(claim_rows), "flagged_claims": sum(r["flagged"] for r in claim_rows),
+                            "error": None})
+            result.flagged += bool(outcome.hallucinated)
+        drain_errors()
+    except InputError as exc:  # the file itself could not be read: nothing is written for the shard
+        result.failure = str(exc)
+        result.seconds = time.perf_counter() - t0
+        return result
     result.answers = len(answers)
     result.claims = len(claims)
     try:
