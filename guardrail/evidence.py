@@ -485,6 +485,37 @@ class _BM25:
         return out
 
 
+def _values(text: str) -> frozenset[str]:
+    """The figures a text states, as terms ("52,000" -> "52000", "3.5"): what a claim's number must be found as."""
+    return frozenset(t for t in content_terms(text) if t[:1].isdigit())
+
+
+def _anchor_values(best: list[int], values: frozenset[str], row: np.ndarray, window_values: list[frozenset[str]]) -> list[int]:
+    """``best`` with, for each of the claim's figures no chosen window states, the best-scored window that does
+    state it in place of the weakest chosen window that states none of the claim's figures.
+
+    Why: relevance ranks windows by words and meaning, so in a long record ("business stars: 3.5" among
+    pages of reviews, each with its own "stars: 5.0") the line that states the claim's figure can rank
+    below windows that talk about the same things. The checks downstream then compare the figure with
+    whatever other figure the chosen windows hold, and a faithful "rated 3.5 stars" reads as a mismatch;
+    and a figure borrowed from another sentence ("52,000" is the capacity, not the attendance) needs both
+    sentences in view to be caught. The best window always stays.
+    """
+    best = list(best)
+    for value in sorted(values):
+        if any(value in window_values[i] for i in best):
+            continue
+        holders = [i for i, v in enumerate(window_values) if value in v]
+        if not holders:
+            continue
+        spare = [i for i in best[1:] if not (window_values[i] & values)]
+        if not spare:
+            break
+        weakest = min(spare, key=lambda i: row[i])
+        best[best.index(weakest)] = max(holders, key=lambda i: row[i])
+    return best
+
+
 def strip_citation_markers(text: str) -> str:
     """``text`` without citation markers (:func:`guardrail.citations.strip_markers`), imported late because
     the citations module imports the verifiers, which import this module."""
@@ -582,9 +613,15 @@ class EvidenceSelector:
         queries = [strip_citation_markers(c.check_text) for c in claims]
         scores = self.score(queries, windows, question)
         k = min(self.top_k, len(windows))
+        window_values: list[frozenset[str]] | None = None
         items = []
-        for c, row in zip(claims, scores):
-            best = np.argsort(-row, kind="stable")[:k]
+        for c, query, row in zip(claims, queries, scores):
+            best = [int(i) for i in np.argsort(-row, kind="stable")[:k]]
+            values = _values(query)
+            if values and k > 1:
+                if window_values is None:
+                    window_values = [_values(w.text) for w in windows]
+                best = _anchor_values(best, values, row, window_values)
             picked = [windows[i].model_copy(update={"score": float(row[i])}) for i in sorted(best)]
             items.append(VerificationItem(claim=c, windows=picked, question=question))
         return items

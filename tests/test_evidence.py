@@ -273,6 +273,26 @@ def test_bm25_picks_the_matching_passage_and_keeps_context_order():
         assert all(w.score is not None for w in it.windows)
 
 
+def test_a_window_that_states_the_claims_figure_is_kept():
+    # A long record: relevance (here a fixed ranking, as the embedding side gives for reviews that talk
+    # about the same things) puts the line with the business's own rating last; the selector swaps the
+    # weakest chosen window that states none of the claim's figures for the best one that does.
+    docs = ["name: Panino. city: Goleta.", "review stars: 5.0. A sandwich shop in Goleta.",
+            "review stars: 4.0. Great sandwiches.", "business stars: 3.5.", "attributes: parking, wifi."]
+
+    class Ranked(EvidenceSelector):
+        def score(self, queries, windows, question=None):
+            return np.array([[0.9, 0.8, 0.7, 0.1, 0.2]] * len(queries))
+
+    claim = _claim(0, "Panino is a sandwich shop in Goleta rated 3.5 stars.")
+    item = Ranked(top_k=3, method="bm25").select([claim], normalize_context(docs))[0]
+    assert [w.text for w in item.windows] == [docs[0], docs[1], docs[3]]  # best kept, weakest swapped, context order
+    # a claim without figures, or whose figure no window states, keeps the plain ranking
+    for text in ("Panino is a sandwich shop in Goleta.", "Panino is rated 2.5 stars."):
+        item = Ranked(top_k=3, method="bm25").select([_claim(0, text)], normalize_context(docs))[0]
+        assert [w.text for w in item.windows] == docs[:3]
+
+
 def test_empty_evidence_gives_items_without_windows():
     sel = EvidenceSelector(method="bm25")
     items = sel.select([_claim(0, "Anything.")], [])

@@ -89,6 +89,21 @@ def test_faithful_rewordings_pass(claim, context):
     assert not [f for f in found if f[1] != "conflict"], (found, fc)
 
 
+@pytest.mark.parametrize("claim, docs", [
+    # the record's own figure is stated on a line that shares only the slot word with the claim
+    ("Panino is a sandwich shop in Goleta with a rating of 3.5 stars.",
+     ("name: Panino\ncity: Goleta\ncategories: Sandwiches, Delis\nbusiness stars: 3.5",
+      "review stars: 5.0\nreview text: The best sandwich shop in Goleta, great focaccia.")),
+    ("The cafe is rated 4.0 out of 5 stars.", ("name: Cafe Lu\nbusiness stars: 4.0", "review stars: 2.0")),
+    ("The restaurant is open seven days a week.", ("The restaurant opened six weeks ago. It is open daily, seven days.",)),
+    ("The owners have run it for over 20 years.", ("They have been operating for 20+ years!",)),
+    ("Floodwaters isolated over 4,500 people.", ("About 4,500 people have been isolated by flood waters.",)),
+])
+def test_figures_stated_in_another_form_or_line_are_not_mismatches(claim, docs):
+    found, fc = slots(claim, *docs)
+    assert not [f for f in found if f[1] == "mismatch"], (found, fc)
+
+
 def test_value_never_stated_is_unsupported():
     found, _ = slots("The warranty costs $79.", "The blender comes with a two-year warranty.")
     assert ("value", "not_stated") in found

@@ -55,6 +55,22 @@ def test_counted_nouns_and_labels():
     assert parse_quantities("It opened in 2011.") == []  # a year is a date
 
 
+def test_ratings_schedules_plus_signs_and_identifiers():
+    # "out of 5" is the scale of the rating before it, not a second value; the rating counts stars
+    assert [(q.magnitude, q.dimension) for q in parse_quantities("rated 3.0 out of 5 stars")] == [(3.0, "count:star")]
+    assert q1("a 4-star review").dimension == "count:star"
+    assert q1("a 43-year-old man").dimension == "time"  # an age, not a count of "year-old"
+    # how often is a rate, how long is not: "seven days a week" never compares with "six weeks"
+    assert q1("open seven days a week").rate == "week" and q1("for six weeks").rate is None
+    assert q1("takes 2 hours a patient").rate is None
+    # "20+ years" is at least 20 years; "15 others" counts nothing new
+    plus = q1("operating for 20+ years")
+    assert (plus.magnitude, plus.dimension, plus.bound) == (20.0, "time", "min")
+    assert q1("15 others are missing").dimension == ""
+    # a number inside an identifier is not a quantity
+    assert parse_quantities("COVID-19 cases and F-35 jets") == []
+
+
 def test_dates_in_any_format_are_one_date():
     forms = ["7 October 2022", "October 7th, 2022", "2022-10-07", "the 7th of October 2022"]
     parsed = [parse_dates(f)[0] for f in forms]

@@ -179,7 +179,7 @@ _NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])|(?<![\w
         + _WORDNUM_FULL + r")(?![\w-]))")
 _SCALE = r"(?:\s*(?P<scale>hundred|thousand|million|billion|trillion|crore|lakh|mn|bn|mln|tn|k|m|b)\b)?"
 _UNIT_NAMES = sorted(set(_UNIT_TABLE) | set(CURRENCIES) | {"pounds", "pound"}, key=len, reverse=True)
-_UNIT = (r"(?:(?:\s*|-)(?P<unit>" + "|".join(re.escape(u) for u in _UNIT_NAMES if not u.isalpha() or len(u) > 0)
+_UNIT = (r"(?:(?P<plus>\+)?(?:\s*|-)(?P<unit>" + "|".join(re.escape(u) for u in _UNIT_NAMES if not u.isalpha() or len(u) > 0)
          + r")(?![\w]))?")
 _QTY = re.compile(_BOUND + _CUR_PREFIX + _NUM + _SCALE + _UNIT, re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+)?)?([A-Za-z][A-Za-z'-]*)")
@@ -206,7 +206,7 @@ remain will would can could may might must should shall did does do""".split())
 #: Words after a number that are not what it counts.
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
-percent times time per cent""".split())
+percent times time per cent out other others more""".split())
 
 
 @dataclass(frozen=True)
@@ -260,7 +260,22 @@ def _stem_noun(word: str) -> str:
 _AMPM = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.)\b", re.I)
 _SPACE_WORD = re.compile(r"\s+([A-Za-z]+)")
 _POINTS = re.compile(r"\s*(?:percentage\s+)?points?\b", re.I)
+#: "out of" right before a number: a denominator; right after one, the noun after the denominator is what it counts.
+_OUT_OF = re.compile(r"\bout\s+of\s+$", re.I)
+_SCALE_NOUN = re.compile(r"\s*out\s+of\s+(?:\d+(?:\.\d+)?|five|ten|a\s+hundred)\s+([A-Za-z][A-Za-z'-]*)", re.I)
 _PER = re.compile(r"\s*(?:per|/|a|an|each)\s*([A-Za-z]+)")
+
+
+_TIME_ORDER = ("second", "minute", "hour", "day", "week", "month", "year")
+
+
+def _longer(period: str, unit: str) -> bool:
+    """Whether ``period`` ("week") is a longer time unit than ``unit`` ("days", "h")."""
+    def rank(word: str) -> int:
+        w = word.lower().rstrip("s")
+        w = {"sec": "second", "min": "minute", "h": "hour", "hr": "hour", "d": "day", "wk": "week", "yr": "year"}.get(w, w)
+        return _TIME_ORDER.index(w) if w in _TIME_ORDER else -1
+    return rank(unit) >= 0 and rank(period) > rank(unit)
 
 
 def parse_quantities(text: str) -> list[Quantity]:
@@ -308,8 +323,10 @@ def parse_quantities(text: str) -> list[Quantity]:
                 continue  # a day of a date: dates.py
         if text[max(0, start - 1):start] == ":" and raw.isdigit():
             continue  # minutes of a clock time
-        if text[max(0, start - 1):start] in ("/", "-") and re.match(r"\d", text[max(0, start - 2):start - 1] or "x"):
-            continue  # part of a date or an identifier
+        if _OUT_OF.search(text, max(0, start - 12), start):
+            continue  # "4.5 out of 5 stars": the scale the value before it is on, not a value
+        if text[max(0, start - 1):start] in ("/", "-") and re.match(r"[\dA-Za-z]", text[max(0, start - 2):start - 1] or " "):
+            continue  # part of a date or an identifier ("2024-05", "COVID-19", "F-35")
         dim, unit, value = "", unit_raw, mag
         currency = CURRENCIES.get(cur_raw) if cur_raw else None
         if unit_raw in ("pound", "pounds"):
@@ -335,12 +352,16 @@ def parse_quantities(text: str) -> list[Quantity]:
             # "% points" is written both ways: look one word further.
             if _POINTS.match(text, end):
                 dim = "points"
-        nxt = _NEXT_WORD.match(text, end)
+        after_plus = end + (text[end:end + 1] == "+")
+        nxt = _SCALE_NOUN.match(text, end) or _NEXT_WORD.match(text, after_plus)
         if nxt and (nxt.group(1).lower() in _VERBS_AFTER or nxt.group(1).lower().endswith("ed")):
             nxt = None
         if not dim:
             # What the number counts: the noun after it ("340 paintings", "a crew of 42" -> crew).
-            if nxt and nxt.group(1).lower() not in _NOT_NOUNS and not re.match(r"\s*-\s*", text[end:end + 2]):
+            hyphen = re.match(r"-[A-Za-z]", text[end:end + 2])
+            if hyphen and nxt and re.match(r"-\w+-", text[end:end + 24]):
+                hyphen = None  # "43-year-old": an age, said in the words after
+            if nxt and nxt.group(1).lower() not in _NOT_NOUNS and (hyphen or not re.match(r"\s*-\s*", text[end:end + 2])):
                 dim = "count:" + _stem_noun(nxt.group(1))
             else:
                 prev = _PREV_WORD.search(text, max(0, start - 40), start)
@@ -356,12 +377,17 @@ def parse_quantities(text: str) -> list[Quantity]:
         rate = None
         if per and (per.group(1).lower() in _UNIT_TABLE or per.group(1).lower() in (
                 "day", "week", "month", "year", "hour", "night", "person", "user", "patient", "dose", "kg", "head", "unit")):
-            if not (per.group(0).strip().lower().startswith(("a ", "an ")) and dim == "time"):
+            by_article = per.group(0).strip().lower().startswith(("a ", "an "))
+            if not (by_article and dim == "time") or _longer(per.group(1).lower(), unit):
+                # "seven days a week", "8 hours a day": how often, not how long; "2 hours a patient" stays a duration
                 rate = per.group(1).lower()
         bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
+        bound = _BOUND_KIND.get(bound_raw)
+        if bound is None and (m.group("plus") or text[end:end + 1] == "+"):
+            bound = "min"  # "20+ years": at least 20
         q = Quantity(
             start=m.start(), end=end, text=text[m.start():end], magnitude=mag, value=value, dimension=dim,
-            unit=unit or (cur_raw.upper() if cur_raw else ""), bound=_BOUND_KIND.get(bound_raw),
+            unit=unit or (cur_raw.upper() if cur_raw else ""), bound=bound,
             approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else 3, is_word=is_word,
             labelled=labelled, rate=rate,
         )
