@@ -392,7 +392,20 @@ def _within_bound(q: Quantity, e: Quantity) -> bool:
     return e.value >= q.value * (1 - 1e-9) and (e.bound is None or e.bound in ("gt", "min"))
 
 
-def _arithmetic(q: Quantity, pool: Iterable[Quantity]) -> str | None:
+_LIMIT_WORDS = re.compile(r"\b(?:allow\w*|limit\w*|cap(?:ped|s)?|maximum|minimum|permit\w*|restricted\s+to|capacity)\b", re.I)
+
+
+def _stated_as_limit(text: str, e: Quantity) -> bool:
+    """The evidence gives ``e`` as a limit ("allows 100 requests per minute", "a limit of 100"): a claimed
+    bound with another value is another limit ("up to 1,000 requests"), not a bound the value meets."""
+    return bool(_LIMIT_WORDS.search(text, max(0, e.start - 40), e.start))
+
+
+#: Words that make a product of two counts something a claim states ("12 teams of 11 players each").
+_DISTRIBUTIVE = re.compile(r"\b(?:each|per|every|apiece|times|a\s+head|in\s+total|total|altogether|combined|in\s+all)\b", re.I)
+
+
+def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True) -> str | None:
     """A claim value the context's figures give by one or two operations: a sum, a difference, a product
     (a rate times a count), a quotient, a share or a percentage change. Returns how, or None.
 
@@ -406,6 +419,10 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity]) -> str | None:
     else:
         vals = list(islice((e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
                             or e.kind in countish or e.rate), 12))
+    # One figure stated twice (by the context and again by the claim) is one operand: "2 + 11 + 2" is not a sum
+    # anyone means.
+    seen: set[tuple[str, float]] = set()
+    vals = [e for e in vals if not ((e.dimension, e.value) in seen or seen.add((e.dimension, e.value)))]
     target, mag = (q.magnitude, q.magnitude) if q.kind == "percent" else (q.value, q.magnitude)
     tol = 0.006 if not q.approx else 0.05
 
@@ -429,7 +446,7 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity]) -> str | None:
                     return f"{a.text} + {b.text}"
                 if close(abs(a.value - b.value)):
                     return f"difference of {a.text} and {b.text}"
-            if (a.rate or b.rate or a.kind in countish or b.kind in countish) and close(a.magnitude * b.magnitude, mag):
+            if _product(q, a, b, distributive, close):
                 return f"{a.text} x {b.text}"
             for x, y in ((a, b), (b, a)):
                 if y.magnitude and (x.rate or x.kind in countish or q.kind in countish) and close(x.magnitude / y.magnitude, mag):
@@ -451,6 +468,23 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity]) -> str | None:
                     if len({id(a), id(b), id(c), id(d)}) == 4 and close(x + y, mag):
                         return f"{a.text} x {b.text} + {c.text} x {d.text}"
     return None
+
+
+def _product(q: Quantity, a: Quantity, b: Quantity, distributive: bool, close) -> bool:
+    """Whether ``q`` is ``a`` times ``b`` in a way a sentence states: a rate times what it is per ("5 mg per kg"
+    x "20 kg"), a quantity times a count of it ("2 tickets" x "$15", in the quantity's own unit), or, where the
+    claim says "each" / "per" / "in total", two counts. A factor of 1 multiplies nothing ("25 micrograms x
+    one" is not 25 milligrams)."""
+    countish = ("", "count")
+    if 1.0 in (a.magnitude, b.magnitude) or 0.0 in (a.magnitude, b.magnitude):
+        return False
+    if a.rate or b.rate:
+        return close(a.magnitude * b.magnitude, q.magnitude)
+    for x, n in ((a, b), (b, a)):
+        if n.kind in countish and x.kind == q.kind and q.kind not in countish:
+            return close(x.value * n.magnitude)
+    return distributive and a.kind in countish and b.kind in countish and q.kind in countish \
+        and close(a.magnitude * b.magnitude, q.magnitude)
 
 
 @functools.lru_cache(maxsize=256)
@@ -544,7 +578,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             continue
         # A claimed bound the evidence's plain value meets ("up to 40 kg" for "35 kg") is faithful; against
         # another bound it is a different limit ("no more than 1,250 mg" for "no more than 1,000 mg").
-        if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, _ in pool if k in near and not e.bound):
+        if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, text in pool
+                                                          if k in near and not e.bound and not _stated_as_limit(text, e)):
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue
@@ -555,7 +590,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
                          _times_as_quantities(sents, near, q))
         # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
         # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
-        how = _arithmetic(q, operands) if not q.bound else None
+        how = _arithmetic(q, operands, bool(_DISTRIBUTIVE.search(c.text))) if not q.bound else None
         if how is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how}")
@@ -753,8 +788,12 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     clause_tokens = {t for n in clause_names for t in n.tokens}
     claim_words = words(claim)
     free_words = claim_words - c_tokens
-    others = [o for o in clause_names if not any(_same_name(o, n) for n in c_names) and not (o.tokens & free_words)]
     clause_words = words(text[a:b])
+    # A name that differs in one part ("University of Zurich" / "University of Basel", "Copenhagen and
+    # Stockholm" / "Copenhagen and Oslo"): the differing parts are compared as names of their own.
+    parts = _differing_parts(claim, c_names, text[a:b], clause_names, clause_tokens | clause_words, lower_words)
+    c_names = c_names + [sub for sub, _ in parts]
+    others = [o for o in clause_names if not any(_same_name(o, n) for n in c_names) and not (o.tokens & free_words)]
     c_terms_pos = terms_with_offsets(claim)
     e_terms_pos = terms_with_offsets(text[a:b])
     absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)
@@ -772,7 +811,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
             # A known name elsewhere: only a clause that states all the rest, and the claim's other names,
             # says this one was moved.
             continue
-        candidates = others
+        candidates = [o for sub, o in parts if sub is n] or others
         if n.end <= n.start:
             # The claim's subject came from a pronoun: compare it with the clause's subject only.
             candidates = [clause_subject] if clause_subject is not None and clause_subject in others else []
@@ -791,6 +830,30 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+def _differing_parts(claim: str, c_names: list[Name], clause: str, clause_names: list[Name], present: set[str],
+                     common: set[str]) -> list[tuple[Name, Name]]:
+    """(the claim name's part the clause lacks, the clause name's own part) for each claim name found in
+    part, paired with each clause name that shares a part with it and has a part the claim never says."""
+    out = []
+    claim_words = words(claim)
+    for n in c_names:
+        missing = n.tokens - present - common
+        if not missing or missing == n.tokens or n.end <= n.start:
+            continue
+        for o in clause_names:
+            extra = o.tokens - n.tokens - common
+            if o.end > o.start and n.tokens & o.tokens and extra and not (extra & claim_words):
+                out.append((_sub_name(claim, n, missing), _sub_name(clause, o, extra)))
+    return out
+
+
+def _sub_name(text: str, n: Name, tokens: set[str] | frozenset[str]) -> Name:
+    """The part of name ``n`` (offsets into ``text``) from its first to its last word among ``tokens``."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"[\w'’\-]+", text[n.start:n.end]) if name_tokens(m.group()) & tokens]
+    lo, hi = n.start + spans[0][0], n.start + spans[-1][1]
+    return Name(lo, hi, text[lo:hi])
 
 
 def _same_name(a: Name, b: Name) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["Quantity", "parse_quantities", "same_value", "UNITS", "CURRENCIES", "number_word_value"]
 
@@ -116,6 +116,9 @@ CURRENCIES: dict[str, str] = {
     "¥": "JPY", "jpy": "JPY", "yen": "JPY",
     "chf": "CHF", "swiss francs": "CHF", "francs": "CHF",
     "c$": "CAD", "cad": "CAD", "a$": "AUD", "aud": "AUD",
+    "us dollars": "USD", "u.s. dollars": "USD", "american dollars": "USD", "canadian dollars": "CAD",
+    "australian dollars": "AUD", "new zealand dollars": "NZD", "nzd": "NZD", "hong kong dollars": "HKD", "hkd": "HKD",
+    "singapore dollars": "SGD", "sgd": "SGD",
     "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR",
     "cny": "CNY", "yuan": "CNY", "rmb": "CNY", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "kr": "SEK",
 }
@@ -206,7 +209,7 @@ remain will would can could may might must should shall did does do""".split())
 #: Words after a number that are not what it counts.
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
-percent times time per cent out other others more""".split())
+percent times time per cent out other others more between""".split())
 
 
 @dataclass(frozen=True)
@@ -399,6 +402,12 @@ def parse_quantities(text: str) -> list[Quantity]:
                 factor = value / mag if mag else 1.0
                 out[-1] = Quantity(prev_q.start, prev_q.end, prev_q.text, prev_q.magnitude, prev_q.magnitude * factor,
                                    dim, q.unit, prev_q.bound, prev_q.approx, prev_q.digits, prev_q.is_word)
+        # "between 12 and 64 characters": the ends are the range's limits (a claimed "at least 64" is the wrong one).
+        if out and re.fullmatch(r"\s*and\s*", text[out[-1].end:m.start()]) and \
+                re.search(r"\bbetween\s+$", text[max(0, out[-1].start - 10):out[-1].start], re.I) and \
+                out[-1].bound is None and q.bound is None and out[-1].dimension == dim:
+            out[-1] = replace(out[-1], bound="min")
+            q = replace(q, bound="max")
         # "2 hours 55 minutes", "8 min 20 s": one duration.
         if out and dim == "time" and out[-1].dimension == "time" and out[-1].value > value and \
                 re.fullmatch(r"\s*(?:and\s+)?", text[out[-1].end:m.start()]) and not q.bound:
