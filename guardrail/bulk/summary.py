@@ -202,8 +202,9 @@ def _plots(s: AuditSummary) -> dict[str, tuple[bytes, str]]:
     if s.checked:
         fig = Figure(figsize=(6, 3.5), dpi=100)
         ax = fig.add_subplot()
-        series = [("all", s.score_histogram)] if len(s.groups) <= 1 else [(_group_label(g.group), g.score_histogram)
-                                                                         for g in s.groups[:6]]
+        checked = [g for g in s.groups if g.checked]
+        series = ([("all", s.score_histogram)] if len(checked) <= 1 else
+                  [(_group_label(g.group), g.score_histogram) for g in checked[:6]])
         width = 1 / BINS / max(1, len(series))
         for i, (label, hist) in enumerate(series):
             n = sum(hist) or 1
@@ -216,14 +217,15 @@ def _plots(s: AuditSummary) -> dict[str, tuple[bytes, str]]:
         plots["scores.png"] = (_png(fig), "Answer scores, share of each group's checked answers per bin")
     shown = [g for g in s.groups if g.checked][:30]
     if shown:
-        fig = Figure(figsize=(6, 0.6 + 0.3 * len(shown)), dpi=100)
+        fig = Figure(figsize=(6, 1.6 + 0.3 * len(shown)), dpi=100)
         ax = fig.add_subplot()
         ys = list(range(len(shown)))[::-1]
         rates = [g.rate.estimate for g in shown]
         ax.errorbar(rates, ys, xerr=[[r - g.rate.low for r, g in zip(rates, shown)],
                                      [g.rate.high - r for r, g in zip(rates, shown)]], fmt="o", capsize=3)
         ax.set_yticks(ys, [_group_label(g.group) for g in shown], fontsize=7)
-        ax.set(xlim=(0, 1), xlabel="flagged / checked (95% Wilson interval)", title="Hallucination rate per group")
+        ax.set(xlim=(0, 1), ylim=(-0.7, len(shown) - 0.3), xlabel="flagged / checked (95% Wilson interval)",
+               title="Hallucination rate per group")
         ax.grid(alpha=0.3)
         plots["rates.png"] = (_png(fig), "Hallucination rate per group (the 30 largest groups)")
     return plots
