@@ -363,3 +363,12 @@ def test_output_inside_the_input_folder_is_refused(tmp_path, capsys):
     inp = _three_shards(tmp_path / "in")
     assert main(["audit-bulk", "--input", str(inp), "--output", str(inp / "audit")]) == 2
     assert "inside --input" in capsys.readouterr().err and not (inp / "audit").exists()
+
+
+def test_without_pyarrow_the_error_names_the_extra(tmp_path, monkeypatch, capsys):
+    inp = _three_shards(tmp_path / "in")
+    for name in [m for m in sys.modules if m == "pyarrow" or m.startswith("pyarrow.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # import pyarrow -> ImportError, as in the default install
+    assert _audit(inp, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "pyarrow" in err and "rag-guardrail[bulk]" in err and "Traceback" not in err
