@@ -103,6 +103,13 @@ class _Parsed:
     def term_set(self) -> frozenset[str]:
         return frozenset(_fold(t) for t, _ in self.terms if not t[0].isdigit())
 
+    @property
+    def wording(self) -> frozenset[str]:
+        """The words besides the values: no number words or units ("three hundred kilograms" is a value the
+        checks compare, not wording the evidence must repeat)."""
+        spans = [(v.start, v.end) for v in (*self.quantities, *self.dates, *self.times)]
+        return frozenset(_fold(t) for t, p in self.terms if not t[0].isdigit() and not any(a <= p < b for a, b in spans))
+
 
 def _fold(term: str) -> str:
     # Cheap morphological folding on top of the stemmer: "acquisition"/"acquired" stay apart, but
@@ -136,6 +143,9 @@ class FactCheck:
     dates_unmatched: list[str] = field(default_factory=list)
     #: values stated by the evidence in another form (a conversion, number words, a sum, a bound)
     reworded: list[str] = field(default_factory=list)
+    #: (start, end, evidence form) for each claim value the evidence states as one value in another form:
+    #: the claim reworded in the evidence's terms (:meth:`in_evidence_terms`) is what a learned score should read
+    rewrites: list[tuple[int, int, str]] = field(default_factory=list)
     #: share of the claim's words (values aside) found in the sentences that state its values
     coverage: float = 0.0
     names_missing: list[str] = field(default_factory=list)
@@ -163,6 +173,22 @@ class FactCheck:
         a faithful rewording that a learned score, reading words, tends to flag."""
         return bool(self.reworded) and not self.differences and not self.numbers_unmatched \
             and not self.dates_unmatched and (self.numbers + self.dates) > 0
+
+    def in_evidence_terms(self, claim: str) -> str | None:
+        """``claim`` with each figure the evidence states in another form written the evidence's way ("about 3.1
+        miles" -> "5 km"), or None when some value is verified only by arithmetic, as a bound or as a date or
+        time (no one form to write in: "March 3" against "3 March 2024").
+
+        Why: a learned score reads "3.1 miles" against "5 km" as a difference. Scoring the claim in the
+        evidence's terms keeps everything else it reads: a faithful conversion then passes, and "3.1 miles
+        long and wheelchair accessible" is still flagged for the accessibility the evidence never states.
+        """
+        if not self.rewrites or len(self.rewrites) != len(self.reworded):
+            return None
+        out = claim
+        for start, end, form in sorted(self.rewrites, reverse=True):
+            out = out[:start] + form + out[end:]
+        return out
 
     @property
     def non_factual(self) -> bool:
@@ -269,7 +295,7 @@ def check_facts(
         return out
 
     near_terms = frozenset().union(*(parsed[k].term_set for k in near))
-    out.coverage = _coverage(c_terms, near_terms, idf)
+    out.coverage = _coverage(set(c.wording) or c_terms, near_terms, idf)
     _numbers(c, sents, scores, support, near, out, conf)
     _dates(c, sents, support, near, out, conf)
     c_names = names(claim, known)
@@ -382,8 +408,10 @@ def _conflict(q: Quantity, k: int, e: Quantity, sents, scores, c: _Parsed, out: 
 
 
 def _within_bound(q: Quantity, e: Quantity) -> bool:
-    """"under 3 hours" is stated by "2 hours 55 minutes"; "over $1 billion" by "$1.04 billion"."""
-    if not _comparable(q, e) and not (q.kind == e.kind and q.kind not in ("", "count")):
+    """"under 3 hours" is stated by "2 hours 55 minutes"; "over $1 billion" by "$1.04 billion"; "just over
+    10,000 people" by "attendance was 10,212" (a bare figure against a count)."""
+    bare_count = q.kind == "count" and e.dimension == "" and q.rate == e.rate
+    if not _comparable(q, e) and not (q.kind == e.kind and q.kind not in ("", "count")) and not bare_count:
         return False
     if e.bound and _UPPER[e.bound] != _UPPER[q.bound]:
         return False
@@ -519,7 +547,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
     claim_qs = [q for q in c.quantities if not (q.is_word and q.magnitude in (0, 1) and not q.dimension)]
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
-    claim_qs = [q for q in claim_qs if not (q.is_word and q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != "")
+    claim_qs = [q for q in claim_qs if not (q.is_word and 1 <= q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != "")
                 or any(math.isclose(q.magnitude, e.magnitude) for _, _, p in sents for e in p.quantities)]
     if not claim_qs:
         return
@@ -574,12 +602,17 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             out.numbers_matched += 1
             if not _literal(q, sents, near):
                 out.reworded.append(f"{q.text} = {e.text}")
+                out.rewrites.append((q.start, q.end, e.text))
             _conflict(q, k, e, sents, scores, c, out, conf)
             continue
         # A claimed bound the evidence's plain value meets ("up to 40 kg" for "35 kg") is faithful; against
         # another bound it is a different limit ("no more than 1,250 mg" for "no more than 1,000 mg").
-        if q.bound in ("lt", "max", "gt", "min") and any(_within_bound(q, e) for k, e, text in pool
-                                                          if k in near and not e.bound and not _stated_as_limit(text, e)):
+        # ... unless the evidence states a limit of the same kind in the claim's slot ("up to 128 devices" against
+        # "up to 64 connected devices"): then the limits are compared, below, not an unrelated figure under it.
+        same_limit = any(e.bound and _UPPER.get(e.bound) == _UPPER.get(q.bound) and _slot(q, e) is not None
+                         and _near_terms(c, text, e.start, e.end) > 0 for k, e, text in pool if k in near)
+        if q.bound in ("lt", "max", "gt", "min") and not same_limit and any(
+                _within_bound(q, e) for k, e, text in pool if k in near and not e.bound and not _stated_as_limit(text, e)):
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue

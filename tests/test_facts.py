@@ -112,6 +112,7 @@ def test_figures_stated_in_another_form_or_line_are_not_mismatches(claim, docs):
     # a range's ends are its limits; a stated limit is not met by a looser one
     ("Usernames must be at least 32 characters long.", "Usernames must be between 4 and 32 characters long.", "bound"),
     ("The free tier allows up to 500 calls per day.", "The free tier allows 50 calls per day per account.", "number"),
+    ("The hub supports up to 32 connected devices.", "The hub supports up to 16 connected devices and has one USB 3.0 port.", "number"),
     # which dollars
     ("Visitors pay 15 US dollars.", "Visitors pay 15 Australian dollars at the gate.", "currency"),
     # a name that differs in one part
@@ -128,6 +129,9 @@ def test_figures_and_names_that_differ_in_one_part_are_mismatches(claim, context
     ("Passwords need at least 12 characters.", "Passwords must be between 12 and 64 characters long."),
     ("Over 20,000 people attended the final.", "The final was watched by 21,400 people in the stadium."),
     ("Chemist Ada Holm worked at the University of Oslo.", "The chemist Ada Holm worked at Oslo's university."),
+    ("The induction session lasts an hour and a half.", "The induction session lasts 90 minutes."),
+    ("Roughly two-thirds of staff agreed with the plan.", "In the poll, 67% of staff agreed with the plan."),
+    ("Just over 5,000 people signed the petition.", "The petition was signed by 5,130."),
 ])
 def test_sums_bounds_and_partial_names_that_hold(claim, context):
     found, fc = slots(claim, context)

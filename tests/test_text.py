@@ -70,6 +70,12 @@ def test_ratings_schedules_plus_signs_and_identifiers():
     # a number inside an identifier is not a quantity
     assert parse_quantities("COVID-19 cases and F-35 jets") == []
 
+    # a unit with its number around it, and hyphenated fractions
+    assert q1("the session lasts an hour and a half").value == 5400.0
+    assert q1("bake for half an hour").value == 1800.0
+    assert q1("a year and a half").value == q1("18 months").value
+    assert abs(q1("roughly two-thirds of users").magnitude - 2 / 3) < 1e-9
+
 
 def test_dates_in_any_format_are_one_date():
     forms = ["7 October 2022", "October 7th, 2022", "2022-10-07", "the 7th of October 2022"]

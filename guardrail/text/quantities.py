@@ -136,7 +136,8 @@ _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty 
 _SPECIAL = {"dozen": 12, "a dozen": 12, "half a dozen": 6, "a hundred": 100, "a thousand": 1000,
             "a million": 1e6, "a billion": 1e9, "half": 0.5, "a half": 0.5, "one and a half": 1.5,
             "a quarter": 0.25, "a third": 1 / 3, "two thirds": 2 / 3, "three quarters": 0.75, "twice": 2,
-            "double": 2, "triple": 3, "a pair of": 2, "a couple of": 2}
+            "double": 2, "triple": 3, "a pair of": 2, "a couple of": 2,
+            "two-thirds": 2 / 3, "three-quarters": 0.75, "one-third": 1 / 3, "one-quarter": 0.25, "one-half": 0.5}
 _ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                   "eighth": 8, "ninth": 9, "tenth": 10}
 
@@ -281,9 +282,31 @@ def _longer(period: str, unit: str) -> bool:
     return rank(unit) >= 0 and rank(period) > rank(unit)
 
 
+#: "an hour and a half", "a year and a half", "half an hour": the number after (or around) its unit.
+_HALF_UNIT = re.compile(r"\b(?:(?:an?|one)\s+(?P<u1>second|minute|hour|day|week|month|year)\s+and\s+a\s+half|"
+                        r"half\s+an?\s+(?P<u2>second|minute|hour|day|week|month|year))\b", re.I)
+
+
+def _half_units(text: str) -> list[Quantity]:
+    out = []
+    for m in _HALF_UNIT.finditer(text):
+        unit = (m.group("u1") or m.group("u2")).lower()
+        mag = 1.5 if m.group("u1") else 0.5
+        _, factor = _UNIT_TABLE[unit]
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=mag, value=mag * factor,
+                            dimension="time", unit=unit, bound=None, approx=False, digits=2, is_word=True))
+    return out
+
+
 def parse_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in order. Years (1500-2099 with no unit) and clock times are left to
     :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends."""
+    out = _parse_quantities(text)
+    halves = [h for h in _half_units(text) if not any(q.start < h.end and h.start < q.end for q in out)]
+    return sorted(out + halves, key=lambda q: q.start) if halves else out
+
+
+def _parse_quantities(text: str) -> list[Quantity]:
     out: list[Quantity] = []
     for m in _QTY.finditer(text):
         raw = m.group("num")

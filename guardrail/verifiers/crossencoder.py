@@ -335,10 +335,25 @@ class CrossEncoderVerifier:
             keep = [(i, a) for i, a in zip(todo, analyses) if not isinstance(a, str)]
             todo = [i for i, _ in keep]
             if todo:
-                probs = self.predict([self.pair(items[i]) for i in todo], batch_size)
-                scores = self.calibrate(probs, np.stack([a.x for _, a in keep]))
+                pairs = [self.pair(items[i]) for i in todo]
+                x = np.stack([a.x for _, a in keep])
+                # A claim whose figures the fact checks verified in another form is also read in the
+                # evidence's terms, in the same batch (see FactCheck.in_evidence_terms).
+                reworded = [(row, a.facts["fact_check"].in_evidence_terms(a.prepared.claim_text))
+                            for row, (_, a) in enumerate(keep) if a.facts["fact_check"].verified_rewording]
+                reworded = [(row, text) for row, text in reworded if text]
+                pairs += [(pairs[row][0], text) for row, text in reworded]
+                probs = self.predict(pairs, batch_size)
+                scores = self.calibrate(probs[: len(todo)], x)
+                rescored: dict[int, float] = {}
+                if reworded:
+                    from .heuristic import FEATURES
+
+                    xr = x[[row for row, _ in reworded]].copy()
+                    xr[:, [FEATURES.index(f) for f in ("unmatched_numbers", "number_conflict")]] = 0.0  # verified
+                    rescored = dict(zip((row for row, _ in reworded), self.calibrate(probs[len(todo):], xr).tolist()))
                 for row, (i, a) in enumerate(keep):
-                    verdicts[i] = self._fused_verdict(a, probs[row], float(scores[row]))
+                    verdicts[i] = self._fused_verdict(a, probs[row], float(scores[row]), rescored.get(row))
         elif todo:
             probs = self.predict([self.pair(items[i]) for i in todo], batch_size)
             scores = self.calibrate(probs)
@@ -346,14 +361,14 @@ class CrossEncoderVerifier:
                 verdicts[i] = self._verdict(items[i], probs[row], float(scores[row]))
         return [v for v in verdicts if v is not None]
 
-    def _fused_verdict(self, analysis: Any, probs: np.ndarray, score: float) -> ClaimVerdict:
+    def _fused_verdict(self, analysis: Any, probs: np.ndarray, score: float, rescored: float | None = None) -> ClaimVerdict:
         # The heuristic's facts name the kind of failure (a conflicting number, date or name is a
         # contradiction) and the evidence sentence; the model's own class decides otherwise.
         kind = Label.contradicted.value if analysis.facts["conflict"] is not None else self._hallucination_kind(probs)
         threshold = self.thresholds.get(kind, 0.5)
         p_model = 1.0 - float(probs[self.labels.index("supported")])
         note = f"p(not supported) {score:.3f} (threshold {threshold:.3f}; cross-encoder alone {p_model:.3f}); "
-        verdict = self._heuristic.verdict(analysis, score, name=self.name, note=note, threshold=threshold)
+        verdict = self._heuristic.verdict(analysis, score, name=self.name, note=note, threshold=threshold, rescored=rescored)
         if verdict.label is Label.unsupported and kind == Label.contradicted.value:
             verdict = verdict.model_copy(update={"label": Label.contradicted})
         return verdict

@@ -442,10 +442,14 @@ class HeuristicVerifier:
         return 1.0 / (1.0 + math.exp(-z))
 
     def verdict(
-        self, analysis: "Analysis", h: float, name: str | None = None, note: str = "", threshold: float = 0.5
+        self, analysis: "Analysis", h: float, name: str | None = None, note: str = "", threshold: float = 0.5,
+        rescored: float | None = None,
     ) -> ClaimVerdict:
         """Verdict for an analysed claim at hallucination score ``h``: the label's kind (contradicted and
-        its error type, or unsupported), the evidence sentence and the reason come from the facts."""
+        its error type, or unsupported), the evidence sentence and the reason come from the facts.
+
+        ``rescored``: the learned score of the claim in the evidence's terms (its verified figures written
+        the evidence's way), when the caller could compute it; it replaces ``h`` for a verified rewording."""
         p, f = analysis.prepared, analysis.facts
         fc = f["fact_check"]
         ev_id, s, e, text = p.sentences[f["best"]]
@@ -468,7 +472,14 @@ class HeuristicVerifier:
         # words, correct arithmetic) and the rest of the claim is worded like the evidence. The learned score
         # reads the missing literal string as a hallucination; the fact checks have verified it is not.
         field = p.item.claim.kind == "field"
-        if ((fc.verified_rewording and fc.coverage >= REWORDING_COVERAGE) or (field and fc.values_verified)) and h >= threshold:
+        if rescored is not None and fc.verified_rewording and not field and rescored >= 0.5:
+            # Read again with the figures written the evidence's way, the claim is still more likely unsupported
+            # than not: what it adds besides the figures ("... and is wheelchair accessible") is what flags it.
+            if rescored < h:
+                note += (f"values verified by the fact checks ({'; '.join(fc.reworded[:3])}), but {rescored:.3f} "
+                         "in the evidence's terms; ")
+                h = rescored
+        elif ((fc.verified_rewording and fc.coverage >= REWORDING_COVERAGE) or (field and fc.values_verified)) and h >= threshold:
             note += f"values verified by the fact checks ({'; '.join(fc.reworded[:3]) or 'as stated'}); "
             h = min(h, 0.5 * threshold)
         conflict: ErrorType | None = f["conflict"]
