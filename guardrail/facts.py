@@ -575,7 +575,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             # has another value in the same slot: a number borrowed from elsewhere.
             rival = [e for e in sents[support[0]][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
             if rival and not any(_equivalent(q, e) for e in sents[support[0]][2].quantities):
-                e = max(rival, key=lambda x: _near_terms(c, sents[support[0]][2].text, x.start, x.end))
+                e = max(rival, key=lambda x: _slot_fit(c, sents[support[0]][2].text, x.start, x.end))
                 out.numbers_unmatched.append(q.text)
                 out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[support[0]][1], e.start, e.end),
@@ -638,7 +638,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             cands = [(e, sl) for e, sl in cands if sl is not None and (
                 sl in ("unit", "currency", "percent_points") or _near_terms(c, sents[k][2].text, e.start, e.end) >= need)]
             if cands:
-                e, slot = max(cands, key=lambda es: _near_terms(c, sents[k][2].text, es[0].start, es[0].end))
+                e, slot = max(cands, key=lambda es: _slot_fit(c, sents[k][2].text, es[0].start, es[0].end))
                 conflict = (k, e, slot)
                 break
         out.numbers_unmatched.append(q.text)
@@ -730,7 +730,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
                      and _near_terms(c, sents[k][2].text, e.start, e.end) >= 2
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
-                conflict = (k, max(cands, key=lambda e: _near_terms(c, sents[k][2].text, e.start, e.end)))
+                conflict = (k, max(cands, key=lambda e: _slot_fit(c, sents[k][2].text, e.start, e.end)))
                 break
         if conflict is None and any(d.compatible(e) and not d.conflicts(e) for _, _, p in sents for e in p.dates):
             out.dates_matched += 1  # stated in a sentence the claim aligns to less well, and contradicted nowhere near
@@ -764,6 +764,15 @@ def _near_terms(c: _Parsed, text: str, start: int, end: int, width: int = 40) ->
     sentence is the one in the claim's slot ("completed on 31 March 1889", not "began in January 1887")."""
     terms = c.term_set
     return sum(1 for t, p in _parse(text).terms if _fold(t) in terms and (start - width <= p <= end + width))
+
+
+def _slot_fit(c: _Parsed, text: str, start: int, end: int, width: int = 40) -> tuple[int, int]:
+    """How well a value of ``text`` sits in the claim's slot: the claim's words around it, then how close the
+    nearest one is ("the tower was completed on 31 March 1889", not "began in January 1887 and the tower")."""
+    terms = c.term_set
+    gaps = [max(start - (p + len(t)), p - end, 0) for t, p in _parse(text).terms
+            if _fold(t) in terms and (start - width <= p <= end + width)]
+    return len(gaps), -min(gaps, default=width)
 
 
 def _same_grain(a: DateValue, b: DateValue) -> bool:

@@ -271,3 +271,10 @@ def test_find_enumeration_is_linear_on_long_claims(text):
     t0 = time.perf_counter()
     find_enumeration(text)
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_the_other_value_named_is_the_one_in_the_claims_slot():
+    # Both dates sit by two of the claim's words; the one right after "completed" is the completion date.
+    fc = check_facts("The tower was completed in 1901.", sentences(
+        "Construction began in January 1887 and the tower was completed on 31 March 1889, in time for the fair."))
+    assert [(d.slot, d.evidence_value) for d in fc.mismatches] == [("date", "31 March 1889")]
