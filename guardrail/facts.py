@@ -520,6 +520,21 @@ def _talks_of_old_values(claim: str) -> bool:
     return re.search(r"\b(?:previously|formerly|originally|used\s+to|until|before|was|were|no\s+longer)\b", claim, re.I) is not None
 
 
+_CHANGED_TO = re.compile(r"\b(?:rise[sn]?|rose|fall(?:s|en)?|fell|went\s+(?:up|down)|increase[sd]?|decrease[sd]?|raise[sd]?|lower(?:s|ed)?|"
+                         r"cut|reduce[sd]?|change[sd]?|move[sd]?|updated|revised|extended|shortened)\b", re.I)
+
+
+def _may_replace(e: Quantity, other: Quantity) -> bool:
+    """Whether ``other`` can be the value that replaced ``e``: the same kind, or, said after a change, a bare
+    figure ("the default port is 8443" for "port 8080") or the same money without the rate repeated
+    ("rose to $11.99" for "$9.99 per month")."""
+    if _comparable(e, other):
+        return True
+    if other.dimension == "" and e.kind in ("", "count") and not other.labelled:
+        return True
+    return e.dimension == other.dimension and other.rate is None
+
+
 def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
     """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
     if _talks_of_old_values(claim):
@@ -527,18 +542,23 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     old = from_to or re.search(
-        r"\b(?:previously|formerly|originally|used\s+to\s+be|until|prior\s+to|initially|at\s+first|no\s+longer|"
-        r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before))\b", sent_text, re.I)
+        r"\b(?:previously|formerly|originally|used\s+to|until|prior\s+to|initially|at\s+first|no\s+longer|"
+        r"(?:the\s+)?(?:earlier|previous|former)\s+\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before))\b"
+        r"|^\s*before\b", sent_text, re.I)
     if not old:
         return None
     for _, other, text in pool:
-        if other is e or not _comparable(e, other) or math.isclose(other.value, e.value):
+        if other is e or not _may_replace(e, other) or math.isclose(other.value, e.value):
             continue
         around = text[max(0, other.start - 80):other.start]
         if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text:
             return other
         if re.search(r"\b(?:now|currently|since|from|as\s+of|new|effective|starting|is|are|has\s+been|will\s+be)\b",
                      around, re.I) and (text != sent_text or other.start > e.start):
+            return other
+        # "the price rose to $11.99", "the updated guideline lowers the starting age to 45"
+        if _CHANGED_TO.search(around) and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) \
+                and (text != sent_text or other.start > e.start):
             return other
     return None
 

@@ -278,3 +278,19 @@ def test_the_other_value_named_is_the_one_in_the_claims_slot():
     fc = check_facts("The tower was completed in 1901.", sentences(
         "Construction began in January 1887 and the tower was completed on 31 March 1889, in time for the fair."))
     assert [(d.slot, d.evidence_value) for d in fc.mismatches] == [("date", "31 March 1889")]
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("The app listens on port 3000 by default.",
+     "Before release 4 the app listened on port 3000 by default. Since release 4 the default port is 3443."),
+    ("The club's annual fee is $120.", "The club's annual fee used to be $120; it was raised to $150 in May."),
+    ("Screening starts at age 40.", "The earlier guidance advised screening from age 40. The revised guidance lowers the starting age to 35."),
+])
+def test_a_value_the_context_says_was_replaced_is_superseded(claim, context):
+    found, fc = slots(claim, context)
+    assert ("superseded", "mismatch") in found, (found, fc)
+
+
+def test_a_claim_about_the_old_value_is_not_superseded():
+    found, _ = slots("The club's annual fee used to be $120.", "The club's annual fee used to be $120; it was raised to $150 in May.")
+    assert ("superseded", "mismatch") not in found
