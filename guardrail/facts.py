@@ -307,7 +307,12 @@ def check_facts(
             out.differences.append(Difference(slot="entity", kind="not_stated", claim_value=n, confidence=conf["name"]))
     aligned_sent = sents[best][1]
     a_text = aligned_sent[3]
-    if best_score >= 0.5:
+    # The figures both state count toward "talks about the same thing" for the polarity checks (a short claim
+    # is mostly its subject, its verb and its figures: "Revenue grew 5% in 2023").
+    figures = {t for t, _ in c.terms if t[0].isdigit()}
+    with_figures = _coverage(c_terms | figures, parsed[best].term_set | {t for t, _ in parsed[best].terms if t[0].isdigit()},
+                             idf) if figures else best_score
+    if max(best_score, with_figures) >= 0.5:
         clause = _best_clause(c_terms, a_text)
         _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
         _relations(claim, a_text, aligned_sent, out, conf)
@@ -737,6 +742,9 @@ def _slot(q: Quantity, e: Quantity) -> str | None:
 
 # -- dates -------------------------------------------------------------------------------------
 def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
+    # Another date in the aligned sentence is the claim's slot when two of the claim's words sit by it, or the
+    # one word a short claim has besides its dates ("The meeting is on Tuesday").
+    need = max(1, min(2, len(c.wording)))
     for d in c.dates:
         out.dates += 1
         if any(d.compatible(e) and not d.conflicts(e) for k in near for e in sents[k][2].dates):
@@ -747,7 +755,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
         conflict = None
         for k in support:
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
-                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= 2
+                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= need
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 conflict = (k, max(cands, key=lambda e: _slot_fit(c, sents[k][2].text, e.start, e.end)))
@@ -1101,7 +1109,10 @@ _MODAL_CONFLICTS = {
 def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_text: str, out: FactCheck, conf) -> None:
     a, b = clause
     e_text = a_text[a:b]
-    e_terms = set(_parse(e_text).term_set)
+    # The figures both sides state anchor them too ("Revenue grew 5% in 2023" / "Revenue fell 5% in 2023").
+    e_parsed = _parse(e_text)
+    e_terms = set(e_parsed.term_set) | {t for t, _ in e_parsed.terms if t[0].isdigit()}
+    c_terms = set(c_terms) | {t for t, _ in terms_with_offsets(claim) if t[0].isdigit()}
     shared = c_terms & e_terms
     # Both ways: the clause must say about the same thing as the claim, not just share a subject.
     if len(shared) < 2 or _coverage(c_terms, e_terms) < 0.5 or _coverage(e_terms, c_terms) < 0.4:

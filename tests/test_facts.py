@@ -294,3 +294,21 @@ def test_a_value_the_context_says_was_replaced_is_superseded(claim, context):
 def test_a_claim_about_the_old_value_is_not_superseded():
     found, _ = slots("The club's annual fee used to be $120.", "The club's annual fee used to be $120; it was raised to $150 in May.")
     assert ("superseded", "mismatch") not in found
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # short claims: the subject, one verb or one date word, and figures
+    ("The meeting is on Tuesday.", "The weekly meeting is on Thursday at 10 am.", "date"),
+    ("Revenue grew 5% in 2023.", "Revenue fell 5% in 2023 to $2.1 billion.", "direction"),
+    ("Exports rose 3% in May.", "Exports dropped 3% in May, the statistics office said.", "direction"),
+])
+def test_short_claims_are_compared_on_their_figures_too(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert (slot, "mismatch") in found, (found, fc)
+
+
+def test_short_faithful_claims_pass():
+    for claim, context in [("Revenue grew 5% in 2023.", "In 2023 revenue grew by 5% to $2.1 billion."),
+                           ("The meeting is on Thursday.", "The weekly meeting is on Thursday at 10 am.")]:
+        found, fc = slots(claim, context)
+        assert not [f for f in found if f[1] == "mismatch"], (claim, found)
