@@ -309,9 +309,8 @@ def check_facts(
     a_text = aligned_sent[3]
     # The figures both state count toward "talks about the same thing" for the polarity checks (a short claim
     # is mostly its subject, its verb and its figures: "Revenue grew 5% in 2023").
-    figures = {t for t, _ in c.terms if t[0].isdigit()}
-    with_figures = _coverage(c_terms | figures, parsed[best].term_set | {t for t, _ in parsed[best].terms if t[0].isdigit()},
-                             idf) if figures else best_score
+    figures = _anchors(c)
+    with_figures = _coverage(c_terms | figures, parsed[best].term_set | _anchors(parsed[best]), idf) if figures else best_score
     if max(best_score, with_figures) >= 0.5:
         clause = _best_clause(c_terms, a_text)
         _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
@@ -1106,13 +1105,18 @@ _MODAL_CONFLICTS = {
 }
 
 
+def _anchors(p: _Parsed) -> set[str]:
+    """A text's figures and dates as terms ("3", "date:None-5-None"), which two texts stating them share."""
+    return {t for t, _ in p.terms if t[0].isdigit()} | {f"date:{d.year}-{d.month}-{d.day}-{d.weekday}" for d in p.dates}
+
+
 def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_text: str, out: FactCheck, conf) -> None:
     a, b = clause
     e_text = a_text[a:b]
     # The figures both sides state anchor them too ("Revenue grew 5% in 2023" / "Revenue fell 5% in 2023").
-    e_parsed = _parse(e_text)
-    e_terms = set(e_parsed.term_set) | {t for t, _ in e_parsed.terms if t[0].isdigit()}
-    c_terms = set(c_terms) | {t for t, _ in terms_with_offsets(claim) if t[0].isdigit()}
+    e_parsed, c_parsed = _parse(e_text), _parse(claim)
+    e_terms = set(e_parsed.term_set) | _anchors(e_parsed)
+    c_terms = set(c_terms) | _anchors(c_parsed)
     shared = c_terms & e_terms
     # Both ways: the clause must say about the same thing as the claim, not just share a subject.
     if len(shared) < 2 or _coverage(c_terms, e_terms) < 0.5 or _coverage(e_terms, c_terms) < 0.4:
