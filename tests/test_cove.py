@@ -355,7 +355,8 @@ def test_eval_reports_llm_calls_per_answer(openai_stub):
 
 
 @pytest.mark.parametrize("claim, answer, slot", [
-    ("It was completed in 1925.", "The Eiffel Tower was completed in 1889.", "date"),  # too short to align alone
+    ("It was completed in 1925.", "The Eiffel Tower was completed in 1889.", "date"),  # found by check_facts itself
+    ("It opened in 1925.", "The Eiffel Tower was completed in 1889.", "date"),  # too short to align alone
     ("It has 3 floors.", "The tower has three levels.", None),  # another count: not the same slot
     ("It was completed in 1889.", "The Eiffel Tower was completed in 1889.", None),
 ])
@@ -363,8 +364,10 @@ def test_a_value_the_answer_gives_otherwise_is_a_mismatch(claim, answer, slot):
     from guardrail.facts import check_facts
     from guardrail.verifiers.cove import answered_otherwise
 
-    found = answered_otherwise(claim, check_facts(claim, [("a", 0, len(answer), answer)]), answer)
-    assert [d.slot for d in found] == ([slot] if slot else [])
+    facts = check_facts(claim, [("a", 0, len(answer), answer)])
+    found = answered_otherwise(claim, facts, answer)
+    # Each mismatch once: from the fact checks where they align the claim, else from the answer's other value.
+    assert [d.slot for d in facts.mismatches + found] == ([slot] if slot else [])
 
 
 # -- end to end against the real local llama.cpp server (slow; skipped without it) ------------------
