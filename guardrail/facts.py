@@ -576,6 +576,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
     if not claim_qs:
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
+    distributive = bool(_DISTRIBUTIVE.search(c.text))  # once: a claim may hold thousands of figures
     cache: dict[tuple[int, int], list[Quantity]] = {}
 
     def stated_by(k: int, e: Quantity) -> list[Quantity]:
@@ -647,7 +648,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
                          _times_as_quantities(sents, near, q))
         # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
         # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
-        how = _arithmetic(q, operands, bool(_DISTRIBUTIVE.search(c.text))) if not q.bound else None
+        how = _arithmetic(q, operands, distributive) if not q.bound else None
         if how is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how}")

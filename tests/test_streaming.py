@@ -256,7 +256,9 @@ async def test_async_stream_event_loop_stays_free_during_checks():
     segs = [s async for s in acheck_stream(chunks_of(f"{GOOD1} {GOOD2}"), CONTEXT, check=slow_check, policy=LENIENT)]
     stop.set()
     await tick
-    assert len(segs) == 2 and max(gaps) < 0.08
+    # Two checks sleep 0.1 s each in worker threads: a free loop ticks about 20 times meanwhile, a loop blocked by
+    # the checks about twice. Counting ticks, not the longest gap, keeps a loaded CI machine from failing it.
+    assert len(segs) == 2 and len(gaps) >= 8, gaps
 
 
 async def test_async_stream_upstream_error_ends_in_the_failure_mode_not_a_shorter_answer():
