@@ -132,6 +132,7 @@ def test_figures_and_names_that_differ_in_one_part_are_mismatches(claim, context
     ("The induction session lasts an hour and a half.", "The induction session lasts 90 minutes."),
     ("Roughly two-thirds of staff agreed with the plan.", "In the poll, 67% of staff agreed with the plan."),
     ("Just over 5,000 people signed the petition.", "The petition was signed by 5,130."),
+    ("The ferry crossing takes about two hours.", "The ferry crossing takes 1 hour 55 minutes."),
 ])
 def test_sums_bounds_and_partial_names_that_hold(claim, context):
     found, fc = slots(claim, context)

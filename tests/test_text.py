@@ -75,6 +75,8 @@ def test_ratings_schedules_plus_signs_and_identifiers():
     assert q1("bake for half an hour").value == 1800.0
     assert q1("a year and a half").value == q1("18 months").value
     assert abs(q1("roughly two-thirds of users").magnitude - 2 / 3) < 1e-9
+    # a number in words says as many significant digits as it has: "about two hours" is 1 h 55 min
+    assert q1("about two hours").digits == 1 and q1("twelve hours").digits == 2
 
 
 def test_dates_in_any_format_are_one_date():

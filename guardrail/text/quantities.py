@@ -249,6 +249,12 @@ def _sig_digits(raw: str) -> int:
     return max(1, len(s))
 
 
+def _word_digits(mag: float) -> int:
+    """Significant digits of a number written as words: "two" and "two thousand" say one, "twelve" two,
+    "three hundred and fifty" two; a fraction ("a third") three."""
+    return _sig_digits(str(int(mag))) if float(mag).is_integer() else 3
+
+
 def _pounds_are_money(text: str) -> bool:
     return bool(re.search(r"[£$€]|\b(?:price|cost|costs|paid|pay|sold|fee|salary|sterling|budget|fund)", text, re.I))
 
@@ -414,7 +420,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
         q = Quantity(
             start=m.start(), end=end, text=text[m.start():end], magnitude=mag, value=value, dimension=dim,
             unit=unit or (cur_raw.upper() if cur_raw else ""), bound=bound,
-            approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else 3, is_word=is_word,
+            approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else _word_digits(mag), is_word=is_word,
             labelled=labelled, rate=rate,
         )
         # A range: "8 to 10 hours", "between 8 and 10 hours", "$5-10": the first end takes the unit.

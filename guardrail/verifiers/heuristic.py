@@ -482,6 +482,10 @@ class HeuristicVerifier:
         elif ((fc.verified_rewording and fc.coverage >= REWORDING_COVERAGE) or (field and fc.values_verified)) and h >= threshold:
             note += f"values verified by the fact checks ({'; '.join(fc.reworded[:3]) or 'as stated'}); "
             h = min(h, 0.5 * threshold)
+        elif rescored is not None and fc.verified_rewording and not field and rescored < h:
+            # Worded unlike the evidence besides its figures: the score of the claim in the evidence's terms.
+            note += f"values verified by the fact checks ({'; '.join(fc.reworded[:3])}); {rescored:.3f} in the evidence's terms; "
+            h = rescored
         conflict: ErrorType | None = f["conflict"]
         if h < threshold:
             label, error_type = Label.supported, None
