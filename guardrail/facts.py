@@ -318,6 +318,7 @@ def check_facts(
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
     _speaker(claim, sents, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
+    _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _grade(c_terms, sents, out, conf)
     return out
@@ -754,7 +755,9 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             continue
         conflict = None
         for k in support:
+            excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
+                     and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
                      and _near_terms(c, sents[k][2].text, e.start, e.end) >= need
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
@@ -1123,6 +1126,9 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     if len(shared) < 2 or _coverage(c_terms, e_terms) < 0.5 or _coverage(e_terms, c_terms) < 0.4:
         return
     span = _span(sent, a, b)
+    ex = _EXCEPT.search(e_text)
+    if ex and _excepted_terms(e_text, ex) & c_terms and not _EXCEPT.search(claim):
+        return  # about the case the evidence excepts, whose polarity is the other way (see _exceptions)
     if re.match(r"^[^:\n]{1,80}:\s", e_text):
         return  # a "key: value" data line: its false / null values are the heuristic's data-field checks
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
@@ -1334,6 +1340,39 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             continue
         out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
                                           evidence_value=f"{cue} {text[end:end + 80].strip()}".split(".")[0],
+                                          evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
+        return
+
+
+#: "except (for) X", "other than X": X up to the verb or punctuation that ends it ("except contractors must ...").
+_EXCEPT = re.compile(r"\b(?:except(?:\s+(?:for|on|in|at))?|other\s+than|apart\s+from|excluding|but\s+not)\s+"
+                     r"([^,.;:()]{1,60}?)(?=\s+(?:must|may|might|can|cannot|should|will|would|shall|is|are|was|were|"
+                     r"has|have|had|do|does|did|need|needs|get|gets|pay|pays)\b|\s*[,.;:()]|\s*$)", re.I)
+
+
+def _excepted_terms(text: str, m: re.Match[str]) -> set[str]:
+    """The words that single out the excepted case: those of "except X" the rest of the sentence does not use
+    ("but not on international flights" against "domestic flights": international)."""
+    rest = set(_parse(text[: m.start()] + " " + text[m.end():]).term_set)
+    return set(_parse(m.group(1)).term_set) - rest
+
+
+def _exceptions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf) -> None:
+    """The claim says of the case the evidence excepts what the evidence says of the others ("open on Mondays"
+    against "open every day except Monday"): a condition the claim turned around."""
+    if any(d.kind == "mismatch" for d in out.differences) or lexicon.negated(claim) or _EXCEPT.search(claim):
+        return
+    for k in support[:1]:
+        text = sents[k][2].text
+        m = _EXCEPT.search(text)
+        if m is None or lexicon.negated(text[: m.start()]):
+            continue
+        excepted = _excepted_terms(text, m)
+        main = set(_parse(text[: m.start()] + " " + text[m.end():]).term_set)
+        rest = c_terms - excepted
+        if not (excepted & c_terms) or len(rest & main) < 2 or _coverage(rest, main) < 0.6:
+            continue
+        out.differences.append(Difference(slot="condition", claim_value=claim.strip(), evidence_value=text[: m.end()].strip(),
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
         return
 

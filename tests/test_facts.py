@@ -313,3 +313,20 @@ def test_short_faithful_claims_pass():
                            ("The meeting is on Thursday.", "The weekly meeting is on Thursday at 10 am.")]:
         found, fc = slots(claim, context)
         assert not [f for f in found if f[1] == "mismatch"], (claim, found)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # the claim says of the excepted case what the evidence says of the others
+    ("The museum is open on Mondays.", "The museum is open every day except Monday.", True),
+    ("Contractors must complete the training.", "All staff except contractors must complete the training.", True),
+    # the excepted case said the right way round, the exception repeated, or another case: no condition mismatch
+    ("The museum is closed on Mondays.", "The museum is open every day except Monday.", False),
+    ("Contractors do not need to complete the training.", "All staff except contractors must complete the training.", False),
+    ("All staff except contractors must complete the training.", "All staff except contractors must complete the training.", False),
+    ("The museum is open on Tuesdays.", "The museum is open every day except Monday.", False),
+    # a claim about the other case keeps its polarity checks: the exception's shared words do not single it out
+    ("Small dogs are not allowed on city buses.", "Small dogs are allowed on city buses but not on city trams.", True),
+])
+def test_a_claim_about_the_excepted_case(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert bool(fc.mismatches) == flagged, (found, fc)
