@@ -330,3 +330,23 @@ def test_short_faithful_claims_pass():
 def test_a_claim_about_the_excepted_case(claim, context, flagged):
     found, fc = slots(claim, context)
     assert bool(fc.mismatches) == flagged, (found, fc)
+
+
+def test_a_made_up_multi_word_name_floors_the_score():
+    # A name of two or more words the evidence never uses is flagged whatever the learned score says; a single
+    # unknown word ("Yelp") and a name the question asks about are not floored.
+    ctx = "The portrait was restored in 2009 by the museum's conservation team."
+    fc = check_facts("The conservator Luis Ortega restored the portrait in 2009.", sentences(ctx))
+    assert [(d.slot, d.kind) for d in fc.differences] == [("new_name", "not_stated")] and floor_score(fc) >= 0.4
+    assert floor_score(check_facts("Reviewers on Yelp praised the restoration of the portrait in 2009.", sentences(ctx))) == 0.0
+    asked = check_facts("Luis Ortega restored the portrait in 2009.", sentences(ctx), question="Did Luis Ortega restore it?")
+    assert floor_score(asked) == 0.0
+
+
+def test_a_made_up_name_is_reported_not_a_crash():
+    from guardrail import Guardrail
+
+    report = Guardrail().check(answer="Halden Builders built the new science wing.",
+                               context="The new science wing was built by Marlow Construction and opened in 2021.")
+    (v,) = report.verdicts
+    assert report.hallucinated and v.label.value in ("contradicted", "unsupported") and "Halden Builders" in v.reason

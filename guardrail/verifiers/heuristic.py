@@ -465,8 +465,9 @@ class HeuristicVerifier:
         # Monotone: a named mismatch floors the score at the precision of its kind (guardrail.facts).
         floor = floor_score(fc)
         if floor > h:
-            slot = max(fc.mismatches, key=lambda d: d.confidence).slot
-            note += f"raised to {floor:.3f} by the {slot} mismatch (the precision of that kind of finding); "
+            top = max((d for d in fc.differences if d.confidence == floor), key=lambda d: d.kind == "mismatch")
+            what = f"{top.slot} mismatch" if top.kind == "mismatch" else f"name not stated ('{top.claim_value}')"
+            note += f"raised to {floor:.3f} by the {what} (the precision of that kind of finding); "
             h = floor
         # A faithful rewording: every value is stated by the evidence in another form (a conversion, number
         # words, correct arithmetic) and the rest of the claim is worded like the evidence. The learned score
@@ -534,7 +535,7 @@ def _differences(fc) -> str:
         if d.kind == "mismatch":
             parts.append(f"{d.slot} mismatch: claim says '{d.claim_value}', evidence says '{d.evidence_value}'")
         elif d.kind == "not_stated":
-            parts.append(f"{d.slot} not stated in the context: '{d.claim_value}'")
+            parts.append(f"{'name' if d.slot == 'new_name' else d.slot} not stated in the context: '{d.claim_value}'")
     return "; ".join(parts) + ("; " if parts else "")
 
 
