@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from guardrail.errors import InputError
-from guardrail.evidence import EvidenceSelector, estimate_tokens, make_windows, normalize_context
+from guardrail.evidence import EvidenceSelector, estimate_tokens, make_windows, normalize_context, sentences_of
 from guardrail.types import Claim, Evidence
 
 # ------------------------------------------------------------------ normalize_context
@@ -346,7 +346,8 @@ def test_windows_are_embedded_once_per_call(embedder, monkeypatch):
     monkeypatch.setattr(embedder, "encode", counting)
     sel = EvidenceSelector(top_k=2, method="hybrid", embedder=embedder)
     sel.select([_claim(i, f"Claim number {i} about Paris.") for i in range(7)], normalize_context(DOCS))
-    assert calls == [7, 4]  # one batch of claims, one batch of windows
+    # one batch of claims, one batch of the windows' sentences (six in the four documents), each once
+    assert calls == [7, 6]
 
 
 def test_long_context_embeds_a_shortlist(embedder, monkeypatch):
@@ -359,11 +360,14 @@ def test_long_context_embeds_a_shortlist(embedder, monkeypatch):
     monkeypatch.setattr(embedder, "encode", lambda t, batch_size=32: (seen.append(len(t)), real(t, batch_size))[1])
     sel = EvidenceSelector(top_k=3, method="hybrid", embedder=embedder, max_embedded_windows=64, shortlist=8)
     items = sel.select([_claim(0, "A cable from Lisbon to Recife was laid in 1874.")], ev)
-    assert seen[1] <= 8
+    per_window = max(len(sentences_of(w)) for w in sel.windows(ev))
+    assert seen[1] <= 8 * per_window  # the sentences of 8 windows, not of all ~600
     assert any("Lisbon and Recife" in w.text for w in items[0].windows)
+    one_claim = seen[1]
+    embedder.clear_cache()
     seen.clear()  # many claims: the total is capped, taken rank by rank across claims
     sel = EvidenceSelector(top_k=3, method="hybrid", embedder=embedder, max_embedded_windows=20, shortlist=8)
     claims = [_claim(0, "A cable from Lisbon to Recife was laid in 1874.")] + [_claim(i, f"Lorem ipsum {i} dolor.") for i in range(1, 12)]
     items = sel.select(claims, ev)
-    assert 8 < seen[1] <= 20
+    assert one_claim < seen[1] <= 20 * per_window
     assert any("Lisbon and Recife" in w.text for w in items[0].windows)

@@ -8,6 +8,7 @@ is judged by another on different terms.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["STOPWORDS", "stem", "content_terms", "terms_with_offsets"]
 
@@ -24,6 +25,7 @@ STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)  # pure, and hot: every check stems the same evidence words many times
 def stem(word: str) -> str:
     """A crude English lemmatiser: enough to match "restaurants"/"restaurant", "offered"/"offers",
     "metres"/"metre" (a final "e" is dropped after the suffix, so "based" and "base" meet at "bas").

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import ConfigError
-from ..evidence import content_terms, strip_citation_markers
+from ..evidence import content_terms, sentences_of, strip_citation_markers
 from ..types import ClaimVerdict, EvidenceSpan, VerificationItem, Window
 from .base import scored_verdict, unevaluatable
-from .heuristic import sentences_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..embeddings import Embedder

@@ -70,9 +70,8 @@ def premise_windows(item: VerificationItem, window_tokens: int, top_k: int) -> l
     hold three long windows and a claim. Cutting the short windows out of the long ones gives each model
     the evidence it was built for from one retrieval pass.
     """
-    from ..evidence import _BM25, content_terms, make_windows
+    from ..evidence import _BM25, content_terms, kv_share, make_windows
     from ..types import Evidence
-    from .heuristic import kv_share
 
     subs: dict[tuple[str, int, int], Window] = {}
     for w in item.windows:

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evidence import content_terms, line_spans, regex_sentences, strip_citation_markers
+from ..evidence import content_terms, kv_share, sentences_of, strip_citation_markers
 from ..text.terms import STOPWORDS, stem
 from ..facts import SLOT_ERROR, check_facts, floor_score
-from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem, Window
+from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem
 from .base import unevaluatable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,7 +90,6 @@ _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 _DATE_WORD = re.compile(r"\b(" + "|".join(_MONTHS + _WEEKDAYS + list(_MONTH_ABBR)) + r")\b\.?", re.I)
 _YEAR = re.compile(r"(?<![\d.])(?<!\d,)(1[7-9]\d\d|20\d\d)s?(?!\d|[.,]\d)")
 _CAP = re.compile(r"\b[A-Z][a-zA-Z'\-]*(?:\s+[A-Z][a-zA-Z'\-]*)*")
-_KV_LINE = re.compile(r"^[\w.\[\]\- ]{1,80}: ")
 
 
 def _number_values(text: str) -> Iterator[tuple[re.Match[str], float]]:
@@ -204,26 +203,6 @@ def _field_hits(claim_terms: set[str], negated: bool, evidence: str) -> tuple[li
         elif val in _FALSE and not negated:
             false_hits.append(key)
     return false_hits, null_hits
-
-
-def kv_share(text: str) -> float:
-    lines = [line for line in text.split("\n") if line.strip()]
-    return sum(bool(_KV_LINE.match(line)) for line in lines) / len(lines) if lines else 0.0
-
-
-def sentences_of(window: Window) -> list[tuple[int, int]]:
-    """(start, end) offsets into the evidence text of each sentence of a window."""
-    text = window.text
-    if kv_share(text) >= 0.6:
-        spans = line_spans(text)  # flattened data: one fact per line
-    else:
-        try:
-            from ..claims import split_sentences
-
-            spans = split_sentences(text)
-        except ImportError:  # pragma: no cover
-            spans = regex_sentences(text, 0, len(text))
-    return [(window.start + s, window.start + e) for s, e in spans if e > s] or [(window.start, window.end)]
 
 
 @dataclass
