@@ -87,7 +87,7 @@ def main() -> int:
                 found[key] += 1
                 bad[key] += hallucinated
                 if len(examples[key]) < args.show:
-                    examples[key].append((hallucinated, c.text[:140], d.claim_value[:60], (d.evidence_value or "")[:80]))
+                    examples[key].append((hallucinated, d.alignment, c.text[:140], d.claim_value[:60], (d.evidence_value or "")[:80]))
         if i % 200 == 0:
             print(f"{i}/{len(rows)} responses, {time.time() - t0:.0f}s", file=sys.stderr)
     base = claims_bad / max(1, claims_n)

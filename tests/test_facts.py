@@ -350,3 +350,47 @@ def test_a_made_up_name_is_reported_not_a_crash():
                                context="The new science wing was built by Marlow Construction and opened in 2021.")
     (v,) = report.verdicts
     assert report.hallucinated and v.label.value in ("contradicted", "unsupported") and "Halden Builders" in v.reason
+
+
+@pytest.mark.parametrize("claim, context", [
+    # the flipped piece is copied from the evidence, but the whole claim says more than that sentence
+    ('"The vaccine trial has not been halted," the ministry spokesperson told reporters on Monday.',
+     '"The vaccine trial has been halted," a spokesperson said.'),
+    ("In winter the pass is not closed to traffic, with snow chains required and a toll of 12 euros for cars.",
+     "In winter the pass is closed to traffic. Snow chains are required on the approach road."),
+    ("The council did not approve the new cycle lanes, and work starts in the spring on the harbour side.",
+     "On Tuesday, the council approved the new cycle lanes."),
+])
+def test_negation_flipped_in_one_piece_of_a_longer_claim_is_a_strong_mismatch(claim, context):
+    found, fc = slots(claim, context)
+    assert ("negation", "mismatch") in found, (found, fc)
+    d = next(d for d in fc.differences if d.slot == "negation")
+    assert d.alignment >= 0.75  # graded as a near-copy of the evidence clause, so it floors the claim
+    assert floor_score(fc) >= 0.5
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a condition ends at its "then": both sides say the phone is not tapped
+    ("If it is a steady monotone, your phone is likely not tapped.", "If it is a long steady monotone then your phone is not tapped."),
+    # "believe it or not" and litotes are no negations
+    ("The chicken panini had too much bacon.", "The chicken panini, believe it or not, had too much bacon."),
+    ("Prices are mid-range and reasonable.", "Prices are mid-range but not unreasonable."),
+])
+def test_words_that_look_like_negations_are_not_flips(claim, context):
+    found, fc = slots(claim, context)
+    assert ("negation", "mismatch") not in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # the same negation on both sides, in other words
+    ('"The vaccine trial hasn\'t been halted," the ministry spokesperson told reporters on Monday.',
+     '"The vaccine trial has not been halted," a spokesperson said.'),
+    # a negation about another piece of the sentence
+    ("The pass is closed to traffic in winter, and no toll is charged for cars.",
+     "In winter the pass is closed to traffic. Cars pay no toll."),
+    # a piece on the same topic, but not a copy of it
+    ("The council did not fund the harbour project this year.", "The council approved the new cycle lanes on Tuesday."),
+])
+def test_piece_level_polarity_leaves_faithful_or_unrelated_pieces_alone(claim, context):
+    found, fc = slots(claim, context)
+    assert ("negation", "mismatch") not in found, (found, fc)
