@@ -1,4 +1,4 @@
-"""The ``guardrail`` command line: check, check-batch, audit-bulk, demo, guard, audit, eval, redteam, serve.
+"""The ``guardrail`` command line: check, check-batch, audit-bulk, bench, demo, guard, audit, eval, redteam, serve.
 
 Exit codes: 0 done, 1 ``--fail-on-hallucination`` and a claim was flagged, 2 bad input or setup,
 3 ``--fail-on-hallucination``, nothing flagged, but part of the answer was not checked (the report is
@@ -84,6 +84,16 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--verifier", default="default", help="verifier spec (default: the embedded model)")
     demo.add_argument("--no-policy", action="store_true", help="skip the policy part of the demo")
     demo.set_defaults(func=_cmd_demo)
+
+    bench = sub.add_parser("bench", help="time the guard on this machine, stage by stage, against the token-overlap floor")
+    bench.add_argument("--verifier", action="append", default=None,
+                       help="verifier spec to time (repeatable; default: default, then overlap as the floor)")
+    bench.add_argument("--runs", type=positive_int, default=30, help="timed checks per verifier (default 30)")
+    bench.add_argument("--answers", type=positive_int, default=30, help="distinct inputs (default 30)")
+    bench.add_argument("--threads", type=positive_int, default=None, help="model threads (default: every core)")
+    bench.add_argument("--warm", action="store_true", help="keep the embedding cache between checks")
+    bench.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
+    bench.set_defaults(func=_cmd_bench)
 
     train = sub.add_parser("train", help="retrain the embedded grounding model (needs the [train] extra); see docs/model-card.md", add_help=False)
     train.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the training command (--help lists them)")
@@ -286,6 +296,21 @@ def _write_row(out, row: dict[str, Any], output: Path) -> None:
     except OSError as exc:
         raise InputError(f"cannot write --output {output} (stopped before input line {row.get('line')}): "
                          f"{exc.strerror or exc}") from exc
+
+
+# ---------------------------------------------------------------------------- bench
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import format_bench, run_bench
+
+    specs = args.verifier or ["default", "overlap"]
+    results = [run_bench(spec, runs=args.runs, answers=args.answers, warm=args.warm, threads=args.threads,
+                         make_guardrail=lambda v: _make_guardrail(argparse.Namespace(verifier=v))) for spec in specs]
+    print(format_bench(results))
+    if args.json:
+        args.json.write_text(json.dumps([r.model_dump() for r in results], indent=2), encoding="utf-8")
+    return 0
 
 
 # ---------------------------------------------------------------------------- demo

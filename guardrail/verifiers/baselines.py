@@ -92,6 +92,9 @@ class OverlapVerifier:
     """
 
     name = "overlap"
+    #: A lexical detector gets lexical evidence: no embedding pass it does not read (the Guardrail builds
+    #: its selector from this).
+    evidence_selector = {"method": "bm25"}
 
     def __init__(self, threshold: float = 0.5) -> None:
         if not 0.0 < threshold <= 1.0:
