@@ -394,3 +394,28 @@ def test_words_that_look_like_negations_are_not_flips(claim, context):
 def test_piece_level_polarity_leaves_faithful_or_unrelated_pieces_alone(claim, context):
     found, fc = slots(claim, context)
     assert ("negation", "mismatch") not in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # what one subject did, said of another subject the evidence also names
+    ("Ferry Nordlys has a heated indoor pool.",
+     "Ferry Nordlys is a 1990s car ferry with two restaurants and a cinema. Ferry Solvik is newer, with a heated indoor pool and a spa."),
+    ("Goran Petrovic won the sprint stage in Lyon.",
+     "Goran Petrovic crashed on the final descent before Lyon. Team rider Luca Conti won the sprint stage in Lyon by a wheel."),
+])
+def test_a_statement_moved_to_another_named_subject_is_a_mismatch(claim, context):
+    found, fc = slots(claim, context)
+    assert ("moved", "mismatch") in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # the claim's subject is said to do it too
+    ("Ferry Nordlys has a heated indoor pool.",
+     "Ferry Nordlys has a heated indoor pool. Ferry Solvik also has a heated indoor pool and a spa."),
+    # the other name is no subject ("... in the death of Odin Lloyd")
+    ("Marco Hale pleaded not guilty to all charges.",
+     "Marco Hale appeared in court on Monday. The former guard pleaded not guilty to all charges in the death of Owen Tate."),
+])
+def test_a_subject_that_is_said_to_do_it_or_no_subject_swap_is_no_move(claim, context):
+    found, fc = slots(claim, context)
+    assert ("moved", "mismatch") not in found, (found, fc)
