@@ -305,6 +305,58 @@ def mix(args: argparse.Namespace) -> Path:
     return out
 
 
+#: The red-team edits that turn a supported claim into a contradicted one (see ``edits``).
+EDIT_CATEGORIES = ("negation", "entity_swap", "number_swap", "date_shift")
+
+
+def edits(args: argparse.Namespace) -> Path:
+    """(e): answer claims in the run-time premise shape, edited into contradictions; appended to ``mix.jsonl``.
+
+    Why: v2 reads '"A terrorist attack has not been foiled," said Hollande' as supported by a premise whose
+    second line is '"A terrorist attack has been foiled," Hollande said' (P(supported) 0.89), though it calls
+    the same pair contradicted (0.90) when the premise is that one sentence. The hard pairs of (c) are
+    context sentences against a window around them; a RAGTruth claim is an answer's sentence, read against a
+    question line and two windows. So: each supported RAGTruth claim of the mix (train split only) with the
+    red team's edits applied to it, against its own premise, labelled contradicted. The premise still holds
+    the original wording, so the edited claim contradicts it. Seeded; rows already appended are replaced.
+    """
+    from guardrail.eval.redteam import make_attacks
+    from guardrail.eval.types import EvalExample
+
+    work = Path(args.work)
+    path = work / "mix.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+    rows = [r for r in rows if not r["source"].startswith("claim_")]
+    rng = random.Random(args.seed + 7)
+    pool = [r for r in rows if r["part"] == "train" and r["label"] == "supported"
+            and r["source"] in ("ragtruth_qa", "ragtruth_summary", "ragtruth_data2txt")]
+    rng.shuffle(pool)
+    pool = pool[: args.edit_pairs]
+    examples = []
+    for i, r in enumerate(pool):
+        question, _, body = r["premise"].partition("\n") if r["premise"].startswith("Question:") else ("", "", r["premise"])
+        examples.append(EvalExample(id=f"e{i}", dataset="ragtruth_edits", context=body, response=r["hypothesis"],
+                                    question=question[len("Question:"):].strip() or None, hallucinated=False, group=f"e{i}"))
+    attacks = make_attacks(examples, categories=list(EDIT_CATEGORIES), seed=rng.randint(0, 10**6))
+    added = Counter()
+    out = []
+    rng.shuffle(attacks)
+    for a in attacks:
+        if args.edit_cap and added[a.category] >= args.edit_cap:
+            continue  # negation applies to nearly every sentence: capped, or it teaches "not" means contradicted
+        src = pool[int(a.source_id[1:])]
+        out.append({"premise": src["premise"], "hypothesis": a.example.response, "label": "contradicted",
+                    "two_way": False, "source": f"claim_{a.category}", "part": "train", "rid": src.get("rid")})
+        added[a.category] += 1
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for r in rows + out:
+            fh.write(json.dumps(r) + "\n")
+    tmp.replace(path)
+    log.info("claim edits: %d from %d supported claims: %s", len(out), len(pool), dict(added))
+    return path
+
+
 def read_mix(work: Path) -> tuple[list[dict], list[dict]]:
     train, held = [], []
     with (work / "mix.jsonl").open(encoding="utf-8") as fh:
@@ -532,7 +584,7 @@ def halves(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------------------------------------
 # stage: ablation
 #: The parts of the mix, by the ``source`` of a row.
-MIX_PARTS = ("nli", "ragtruth", "hard", "dev")
+MIX_PARTS = ("nli", "ragtruth", "hard", "dev", "claims")
 
 
 def part_of(source: str) -> str:
@@ -541,6 +593,8 @@ def part_of(source: str) -> str:
         return "dev"
     if source.startswith("hard_"):
         return "hard"
+    if source.startswith("claim_"):
+        return "claims"
     return "ragtruth" if source.startswith("ragtruth") else "nli"
 
 
@@ -628,13 +682,15 @@ def ablation(args: argparse.Namespace) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="guardrail.train.nli", description=__doc__.split("\n\n")[0])
-    ap.add_argument("stage", choices=["mix", "train", "heldout", "bench", "halves", "ablation"])
+    ap.add_argument("stage", choices=["mix", "edits", "train", "heldout", "bench", "halves", "ablation"])
     ap.add_argument("--model", default=None, help="heldout: the exported model folder to score")
     ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/nli"))
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--parts", default="nli,ragtruth,hard,dev", help="Mix parts (for the ablation).")
     ap.add_argument("--ragtruth-pairs", type=int, default=24000)
     ap.add_argument("--hard-pairs", type=int, default=12000)
+    ap.add_argument("--edit-pairs", type=int, default=9000, help="edits: supported RAGTruth claims to edit")
+    ap.add_argument("--edit-cap", type=int, default=1200, help="edits: at most this many per edit category (0: no cap)")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--epochs", type=int, default=1)
@@ -663,7 +719,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     setup_run()
-    {"mix": mix, "train": train, "heldout": heldout, "bench": bench, "halves": halves,
+    {"mix": mix, "edits": edits, "train": train, "heldout": heldout, "bench": bench, "halves": halves,
      "ablation": ablation}[args.stage](args)
     return 0
 
