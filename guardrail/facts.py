@@ -334,6 +334,8 @@ def check_facts(
     if max(best_score, with_figures) >= 0.5:
         _relations(claim, a_text, aligned_sent, out, conf)
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
+        if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
+            _swapped(claim, a_text, aligned_sent, out, conf)
     _speaker(claim, sents, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
@@ -1144,6 +1146,74 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+#: A passive verb, with or without its agent ("was approved by", "are all covered", "is stocked at").
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+\s+){0,2}?\w+(?:ed|en|wn)\b", re.I)
+_FROM_TO = re.compile(r"\bfrom\s+((?:\w+\s+){0,2}?\w+)\s+(?:to|into)\s+(\w+(?:\s+\w+){0,2})", re.I)
+
+
+def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
+    """Who does what to whom, beyond names: in a near-copy of the evidence sentence (the same words, each
+    side holding 3/4 of the other's), two words on the two sides of a word both use, swapped ("plants absorb
+    oxygen and release carbon dioxide" / "absorb carbon dioxide and release oxygen"; "the landlord owes Mr.
+    Okoye" / "Mr. Okoye owes his landlord"), or the two ends of a "from ... to ..." swapped. A passive on one
+    side only turns the order around by itself ("approved by the committee"), so it is left alone."""
+    for e_text in [a_text[x:y] for x, y in clauses(a_text)] + ([a_text] if len(clauses(a_text)) > 1 else []):
+        c_seq = [(_fold(t), p) for t, p in terms_with_offsets(claim) if not t[0].isdigit()]
+        e_seq = [(_fold(t), p) for t, p in terms_with_offsets(e_text) if not t[0].isdigit()]
+        c_set, e_set = {t for t, _ in c_seq}, {t for t, _ in e_seq}
+        if len(c_set & e_set) < 3 or min(_coverage(c_set, e_set), _coverage(e_set, c_set)) < STRONG_ALIGNMENT:
+            continue
+        ends_c, ends_e = _FROM_TO.search(claim), _FROM_TO.search(e_text)
+        if ends_c and ends_e:
+            fc = [{_fold(t) for t in content_terms(g)} for g in ends_c.groups()]
+            fe = [{_fold(t) for t in content_terms(g)} for g in ends_e.groups()]
+            if fc[0] and fc[1] and fc[0] & fe[1] and fc[1] & fe[0] and not (fc[0] & fe[0]):
+                _add_role(claim, e_text, sent, a_text, out, conf)
+                return
+        # The words each side uses exactly once, by their index in its sequence of words.
+        c_idx = {t: i for i, (t, _) in enumerate(c_seq) if sum(1 for u, _ in c_seq if u == t) == 1}
+        e_idx = {t: i for i, (t, _) in enumerate(e_seq) if sum(1 for u, _ in e_seq if u == t) == 1}
+        for r in [t for t in c_idx if t in e_idx]:
+            if _in_list(claim, c_seq, c_idx[r]) or _in_list(e_text, e_seq, e_idx[r]):
+                continue  # an item of a list ("120 rooms, a spa and two restaurants"): its neighbours may come in any order
+            if _passive_at(claim, c_seq[c_idx[r]][1]) != _passive_at(e_text, e_seq[e_idx[r]][1]):
+                continue
+            # The words right next to the shared one (two either side), each moved to its other side.
+            near_c = lambda t, d: t in c_idx and 0 < d * (c_idx[t] - c_idx[r]) <= 2  # noqa: E731
+            near_e = lambda t, d: t in e_idx and 0 < d * (e_idx[t] - e_idx[r]) <= 2  # noqa: E731
+            moved_right = [t for t in c_idx if t != r and near_c(t, -1) and near_e(t, +1)]
+            moved_left = [t for t in c_idx if t != r and near_c(t, +1) and near_e(t, -1)]
+            if moved_right and moved_left:
+                _add_role(claim, e_text, sent, a_text, out, conf)
+                return
+
+
+def _passive_at(text: str, pos: int) -> bool:
+    """Is the clause of ``text`` around offset ``pos`` passive?"""
+    return any(a <= pos < b and _PASSIVE.search(text[a:b]) for a, b in clauses(text))
+
+
+def _in_list(text: str, seq: list[tuple[str, int]], i: int) -> bool:
+    """Word ``i`` of ``seq`` (offsets into ``text``) sits between list separators: a comma, "and" or "or" on
+    both sides, or a comma on either."""
+    def sep(a: int, b: int) -> str:
+        gap = text[a:b].lower()
+        return "comma" if "," in gap or ";" in gap else "and" if re.search(r"\b(?:and|or)\b", gap) else ""
+
+    _, p = seq[i]
+    end = p + len(re.match(r"[\w'’\-]*", text[p:]).group())
+    left = sep(seq[i - 1][1], p) if i > 0 else ""
+    right = sep(end, seq[i + 1][1]) if i + 1 < len(seq) else ""
+    return bool(left and right) or "comma" in (left, right)
+
+
+def _add_role(claim: str, e_text: str, sent, a_text: str, out: FactCheck, conf) -> None:
+    start = a_text.find(e_text)
+    span = _span(sent, start, start + len(e_text)) if start >= 0 else _span(sent)
+    out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=e_text.strip(),
+                                      evidence_span=span, confidence=conf["role"]))
 
 
 def _verb_terms(text: str) -> set[str]:

@@ -419,3 +419,25 @@ def test_a_statement_moved_to_another_named_subject_is_a_mismatch(claim, context
 def test_a_subject_that_is_said_to_do_it_or_no_subject_swap_is_no_move(claim, context):
     found, fc = slots(claim, context)
     assert ("moved", "mismatch") not in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # two things on the two sides of a shared verb, swapped, no names needed
+    ("The filter removes chlorine and adds minerals.", "The filter adds chlorine and removes minerals."),
+    ("The tenant owes the agency two months' fees.", "The agency owes the tenant two months' fees after the audit."),
+    # the two ends of a "from ... to ..."
+    ("Power flows from the battery to the grid at night.", "Power flows from the grid to the battery at night."),
+])
+def test_swapped_arguments_are_a_role_mismatch(claim, context):
+    found, fc = slots(claim, context)
+    assert ("role", "mismatch") in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("Minerals are added by the filter, which also removes chlorine.", "The filter removes chlorine and adds minerals."),
+    ("The kit holds a torch, a map and a whistle.", "The kit holds a whistle, a map and a torch."),
+    ("Spare parts, manuals and tools are all kept in the van.", "The van keeps tools, manuals and spare parts."),
+])
+def test_passives_and_reordered_lists_are_no_role_swap(claim, context):
+    found, fc = slots(claim, context)
+    assert ("role", "mismatch") not in found, (found, fc)
