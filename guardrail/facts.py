@@ -1253,14 +1253,17 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
     if mc and me and not (_modal_verb(claim) & _modal_verb(e_text) & shared):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
-    stronger = (mc, me) == ("required", "recommended")  # "must" where the source says "should": an overclaim
+    # "must" where the source says "should", "can" or "may": an overclaim.
+    stronger = mc == "required" and me in ("recommended", "allowed")
     if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
         if not ({mc, me} == {"forbidden", "discouraged"} and _imperative(e_text + " " + claim)):
             out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc),
                                               evidence_value=_modal_phrase(e_text, me), evidence_span=span,
                                               confidence=conf["modality"]))
             return
-    if (mc is None) != (me is None) and {mc, me} & {"forbidden", "optional"} and lexicon.negated(claim) == lexicon.negated(e_text):
+    both_negated = lexicon.negated(claim) and lexicon.negated(e_text)
+    if (mc is None) != (me is None) and {mc, me} & {"forbidden", "optional"} and lexicon.negated(claim) == lexicon.negated(e_text) \
+            and not (both_negated and "forbidden" in (mc, me)):  # "aren't refundable" says "cannot be refunded"
         out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc) if mc else "(no modal)",
                                           evidence_value=_modal_phrase(e_text, me) if me else "(no modal)",
                                           evidence_span=span, confidence=conf["modality"]))
@@ -1381,7 +1384,14 @@ def _modal_verb(text: str) -> set[str]:
     pos = text.lower().find(phrase.lower()) if phrase else -1
     if pos < 0:
         return set()
-    return {_fold(t) for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 40])[:2]}
+    out = {_fold(t) for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 40])[:2]}
+    before = text[:pos]
+    if re.search(r"\b(?:is|are|was|were|be|been|remains?)\s+(?:\w+\s+(?:but|and)\s+)?(?:\w+\s+)?$", before, re.I):
+        # A predicate ("Completing the training is optional", "... is recommended but optional") governs
+        # its subject: the first words of the clause.
+        start = max((m.end() for m in re.finditer(r"[,;:]\s*", before)), default=0)
+        out |= {_fold(t) for t, _ in terms_with_offsets(before[start:])[:3]}
+    return out
 
 
 def _modal_on_shared(text: str, shared: set[str]) -> bool:

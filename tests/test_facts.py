@@ -441,3 +441,19 @@ def test_swapped_arguments_are_a_role_mismatch(claim, context):
 def test_passives_and_reordered_lists_are_no_role_swap(claim, context):
     found, fc = slots(claim, context)
     assert ("role", "mismatch") not in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a predicate governs its subject: "X is optional" against "must X"
+    ("Renewing the parking permit each January is optional for residents.", "Residents must renew the parking permit each January."),
+    # "must" where the source only says "can" or "may": an overclaim
+    ("Guests must show a passport at check-in.", "Guests may show a passport or a driving licence at check-in."),
+])
+def test_modal_overclaims_and_predicates_are_modality_mismatches(claim, context):
+    found, fc = slots(claim, context)
+    assert ("modality", "mismatch") in found, (found, fc)
+
+
+def test_a_negated_predicate_matches_cannot():
+    found, fc = slots("Gift cards aren't refundable.", "Gift cards cannot be refunded, but they can be exchanged.")
+    assert ("modality", "mismatch") not in found, (found, fc)
