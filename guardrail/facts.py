@@ -478,7 +478,7 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
         vals = list(islice((e for e in pool if e.kind != "percent" or e.dimension == q.dimension), 12))
     else:
         vals = list(islice((e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
-                            or e.kind in countish or e.rate), 12))
+                            or e.kind in countish or e.rate or e.kind == "percent"), 12))
     # One figure stated twice (by the context and again by the claim) is one operand: "2 + 11 + 2" is not a sum
     # anyone means.
     seen: set[tuple[str, float]] = set()
@@ -501,6 +501,9 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                     if y.magnitude and close(x.magnitude / y.magnitude * 100):
                         return f"{x.text} of {y.text}"
                 continue
+            for x, y in ((a, b), (b, a)):  # a share of a figure: "2% of income" x "$30,000" = "$600"
+                if x.kind == "percent" and y.kind == q.kind and y.kind != "percent" and close(y.value * x.magnitude / 100):
+                    return f"{x.text} of {y.text}"
             if same_kind(a, b):
                 if close(a.value + b.value):
                     return f"{a.text} + {b.text}"
@@ -595,12 +598,20 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     return None
 
 
+_CASE = re.compile(r"\s*(?:for\s+(?:a|an|each|every|any)\s|if\s|assuming\s|suppose\s|when\s+(?:a|an|you)\s)[^,;.]{0,80},", re.I)
+
+
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> None:
     claim_qs = [q for q in c.quantities if not (q.is_word and q.magnitude in (0, 1) and not q.dimension)]
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
     claim_qs = [q for q in claim_qs if not (q.is_word and 1 <= q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != "")
                 or any(math.isclose(q.magnitude, e.magnitude) for _, _, p in sents for e in p.quantities)]
+    # So is a figure in the case the claim sets up before its comma ("For a child weighing 20 kg, the dose is
+    # 100 mg"; "If you earn $40,000, ..."): the claim's assumption, which the evidence need not state.
+    case = _CASE.match(c.text)
+    if case:
+        claim_qs = [q for q in claim_qs if q.start >= case.end()]
     if not claim_qs:
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
@@ -669,7 +680,12 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue
-        operands = [e for k, e, _ in pool if k in near] or [e for _, e, _ in pool]
+        # The sentences that share the claim's words first, then the ones right next to them: a sum is often
+        # told over two sentences ("started the year with 450 employees. During the year it hired 80 and 30
+        # left.").
+        beside = {j for k in near for j in (k - 1, k + 1) if 0 <= j < len(sents) and j not in near
+                  and sents[j][1][0] == sents[k][1][0]}
+        operands = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
         # must not build a list of all the others for each one.
         operands = chain(operands, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),

@@ -457,3 +457,15 @@ def test_modal_overclaims_and_predicates_are_modality_mismatches(claim, context)
 def test_a_negated_predicate_matches_cannot():
     found, fc = slots("Gift cards aren't refundable.", "Gift cards cannot be refunded, but they can be exchanged.")
     assert ("modality", "mismatch") not in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a total told over two sentences
+    ("The shelter ended the month with 64 dogs.", "The shelter started the month with 58 dogs. During the month 21 dogs arrived and 15 were adopted."),
+    # the claim's own assumption before its comma is not a value the evidence must state
+    ("For a dog weighing 12 kg, give 24 mg of the tablet.", "Give 2 mg per kg of body weight, once a day."),
+    ("If you earn $30,000, the levy is $600.", "The levy is 2% of income."),
+])
+def test_arithmetic_over_neighbouring_sentences_and_assumed_cases_pass(claim, context):
+    found, fc = slots(claim, context)
+    assert not [f for f in found if f[1] in ("mismatch", "not_stated")], (found, fc)
