@@ -490,7 +490,14 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
         return math.isclose(x, target if t is None else t, rel_tol=tol, abs_tol=1e-9)
 
     def same_kind(a: Quantity, b: Quantity) -> bool:
-        return a.kind == b.kind == q.kind or (a.kind in countish and b.kind in countish and q.kind in countish)
+        if a.kind in countish and b.kind in countish and q.kind in countish:
+            return True
+        # Money adds up only in one currency: "£640,000 + £2,100" is no "€640,000".
+        return a.kind == b.kind == q.kind and (q.kind != "currency" or a.dimension == b.dimension == q.dimension)
+
+    def adds(a: Quantity, b: Quantity) -> bool:
+        # Both addends must count: a figure inside the rounding of the other ("£640,000 + £2,100") adds nothing.
+        return min(abs(a.value), abs(b.value)) > 2 * tol * abs(target)
 
     for i, a in enumerate(vals):
         for b in vals[i + 1:]:
@@ -504,7 +511,7 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
             for x, y in ((a, b), (b, a)):  # a share of a figure: "2% of income" x "$30,000" = "$600"
                 if x.kind == "percent" and y.kind == q.kind and y.kind != "percent" and close(y.value * x.magnitude / 100):
                     return f"{x.text} of {y.text}"
-            if same_kind(a, b):
+            if same_kind(a, b) and adds(a, b):
                 if close(a.value + b.value):
                     return f"{a.text} + {b.text}"
                 if close(abs(a.value - b.value)):
@@ -512,7 +519,12 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
             if _product(q, a, b, distributive, close):
                 return f"{a.text} x {b.text}"
             for x, y in ((a, b), (b, a)):
-                if y.magnitude and (x.rate or x.kind in countish or q.kind in countish) and close(x.magnitude / y.magnitude, mag):
+                # A count divided gives a count of the same thing ("120 seats / 4 rows" = "30 seats"); two other
+                # counts ("12 Birch Road" / "four bedrooms" = "3 bathrooms") or two bare numbers mean nothing.
+                share = 0 < q.magnitude < 1  # a share: "three quarters" = 150 / 200
+                meaningless = not x.rate and not q.rate and not share and x.kind in countish and not (
+                    q.dimension and q.dimension == x.dimension)
+                if y.magnitude and not meaningless and (x.rate or x.kind in countish or q.kind in countish) and close(x.magnitude / y.magnitude, mag):
                     return f"{x.text} / {y.text}"
     if q.kind != "percent":
         same = [e for e in vals if same_kind(e, e) and (e.kind == q.kind or (q.kind in countish and e.kind in countish))][:8]
@@ -598,6 +610,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     return None
 
 
+#: Words that say a figure is the result of others: only then are the sentences beside the claim's read for operands.
+_TOTAL = re.compile(r"\b(?:total|in all|altogether|combined|overall|ended|ends|end of|net|remaining|left over|in sum|sum of|"
+                    r"difference|more than|fewer than|less than|longer|shorter|older|younger|since)\b", re.I)
 _CASE = re.compile(r"\s*(?:for\s+(?:a|an|each|every|any)\s|if\s|assuming\s|suppose\s|when\s+(?:a|an|you)\s)[^,;.]{0,80},", re.I)
 
 
@@ -684,7 +699,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
         # told over two sentences ("started the year with 450 employees. During the year it hired 80 and 30
         # left.").
         beside = {j for k in near for j in (k - 1, k + 1) if 0 <= j < len(sents) and j not in near
-                  and sents[j][1][0] == sents[k][1][0]}
+                  and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
         operands = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
         # must not build a list of all the others for each one.

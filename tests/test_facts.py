@@ -469,3 +469,14 @@ def test_a_negated_predicate_matches_cannot():
 def test_arithmetic_over_neighbouring_sentences_and_assumed_cases_pass(claim, context):
     found, fc = slots(claim, context)
     assert not [f for f in found if f[1] in ("mismatch", "not_stated")], (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # near-equal sums and quotients that mean nothing do not verify a changed figure
+    ("The cottage is listed for €410,000.", "The cottage is listed for £410,000. Council tax is £1,900 a year.", "currency"),
+    ("The treatment lasts 12 days.", "Take one tablet twice daily for 9 days. See a doctor if there is no change after 72 hours.", "number"),
+    ("The house has 2 garages.", "The house at 8 Elm Street has four bedrooms and one garage.", "number"),
+])
+def test_meaningless_arithmetic_does_not_hide_a_changed_figure(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert (slot, "mismatch") in found, (found, fc)
