@@ -34,7 +34,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import chain, islice
 
 from .text import lexicon
@@ -101,11 +101,11 @@ class _Parsed:
     times: tuple[TimeValue, ...]
     injection: bool
 
-    @property
+    @cached_property  # hot: read for every figure of a claim, and a claim may hold thousands
     def term_set(self) -> frozenset[str]:
         return frozenset(_fold(t) for t, _ in self.terms if not t[0].isdigit())
 
-    @property
+    @cached_property
     def wording(self) -> frozenset[str]:
         """The words besides the values: no number words or units ("three hundred kilograms" is a value the
         checks compare, not wording the evidence must repeat)."""
@@ -641,6 +641,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             cache[key] = [x for x in claim_qs if _equivalent(x, e)][:2]
         return cache[key]
 
+    # Operands come from the sentences that share the claim's words first, then from the ones right next to
+    # them when the claim states a result: a sum is often told over two sentences ("started the year with 450
+    # employees. During the year it hired 80 and 30 left.").
+    beside = {j for k in near for j in (k - 1, k + 1) if 0 <= j < len(sents) and j not in near
+              and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
     for q in claim_qs:
         out.numbers += 1
         hit = next(((k, e) for k, e, _ in pool if k in near and _equivalent(q, e)), None)
@@ -695,11 +700,6 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf) -> 
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue
-        # The sentences that share the claim's words first, then the ones right next to them: a sum is often
-        # told over two sentences ("started the year with 450 employees. During the year it hired 80 and 30
-        # left.").
-        beside = {j for k in near for j in (k - 1, k + 1) if 0 <= j < len(sents) and j not in near
-                  and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
         operands = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
         # must not build a list of all the others for each one.
