@@ -334,7 +334,29 @@ def test_rerun_with_other_settings_is_refused(tmp_path, capsys):
     assert _audit(inp, tmp_path / "out") == 0
     assert main(["audit-bulk", "--input", str(inp), "--output", str(tmp_path / "out"), "--group-by", "tenant",
                  "--no-progress"]) == 2
-    assert "holds an audit of other inputs or settings" in capsys.readouterr().err
+    assert "holds an audit of other inputs, settings or checker version" in capsys.readouterr().err
+
+
+def test_rerun_with_another_checker_is_refused(tmp_path, capsys, monkeypatch):
+    # A retrained model (or an upgrade) between two runs would give half the shards other verdicts.
+    inp = _three_shards(tmp_path / "in")
+    assert _audit(inp, tmp_path / "out") == 0
+    import guardrail.bulk.job as job
+
+    monkeypatch.setattr(job, "checker_fingerprint", lambda verifier: {"code": "other", "models": "other"})
+    assert _audit(inp, tmp_path / "out") == 2
+    assert "checker version" in capsys.readouterr().err
+
+
+def test_checker_fingerprint_follows_a_model_folder(tmp_path):
+    from guardrail.bulk.job import checker_fingerprint
+
+    (tmp_path / "config.json").write_text('{"name": "a"}')
+    first = checker_fingerprint(f"grounding:{tmp_path}")
+    assert first == checker_fingerprint(f"grounding:{tmp_path}")
+    (tmp_path / "config.json").write_text('{"name": "b"}')
+    assert checker_fingerprint(f"grounding:{tmp_path}")["models"] != first["models"]
+    assert checker_fingerprint(f"grounding:{tmp_path}")["code"] == first["code"]
 
 
 def test_group_key_that_names_an_output_column_is_refused(tmp_path, capsys):

@@ -205,7 +205,7 @@ def prepare_output(job: AuditJob) -> None:
                 before = json.loads(handle.read().decode("utf-8"))
             if before != job.identity():
                 raise InputError(
-                    f"--output {job.output} holds an audit of other inputs or settings (see its manifest.json); "
+                    f"--output {job.output} holds an audit of other inputs, settings or checker version (see its manifest.json); "
                     "give a new folder, or delete that one to start over")
         else:
             tmp = f"{root}/.manifest.json{_TMP}{uuid.uuid4().hex}"

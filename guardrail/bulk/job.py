@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError
 
-__all__ = ["CheckSettings", "Shard", "AuditJob", "ShardResult", "ANSWER_COLUMNS", "CLAIM_COLUMNS"]
+__all__ = ["CheckSettings", "Shard", "AuditJob", "ShardResult", "ANSWER_COLUMNS", "CLAIM_COLUMNS", "checker_fingerprint"]
 
 # Output columns of the answers and claims tables; a group key may not take one of these names.
 ANSWER_COLUMNS = ("shard", "row", "id", "hallucination_score", "flagged", "complete", "latency_ms", "claims",
@@ -80,10 +80,34 @@ class AuditJob(BaseModel):
         raise InputError(f"no shard named {name!r} in this audit")
 
     def identity(self) -> dict[str, Any]:
-        """What must match for a rerun to continue an earlier run's output: the inputs and every setting
-        that can change a verdict or a column (not batch size, engine or workers, which cannot)."""
+        """What must match for a rerun to continue an earlier run's output: the inputs, every setting that
+        can change a verdict or a column (not batch size, engine or workers, which cannot), and the checker
+        itself: an upgrade or a retrained model between two runs would give half the shards other verdicts."""
         return {"settings": self.settings.model_dump(), "group_by": self.group_by,
-                "shards": [s.model_dump() for s in self.shards]}
+                "shards": [s.model_dump() for s in self.shards], "checker": checker_fingerprint(self.settings.verifier)}
+
+
+def checker_fingerprint(verifier: str) -> dict[str, str]:
+    """SHA-256 of the package's Python sources and of the model configurations a verdict depends on (the
+    shipped models', and a ``grounding:DIR`` / ``hf:DIR`` folder's): the code and weights that decide a
+    verdict, so a rerun refuses to finish another checker's audit. A model's config.json changes with every
+    retraining or recalibration (it records the weights' training run and the calibration)."""
+    import hashlib
+    from pathlib import Path
+
+    pkg = Path(__file__).resolve().parent.parent
+    code = hashlib.sha256()
+    for path in sorted(pkg.rglob("*.py")):
+        code.update(str(path.relative_to(pkg)).encode())
+        code.update(path.read_bytes())
+    models = hashlib.sha256()
+    configs = sorted((pkg / "models").glob("*/config.json"))
+    _, _, folder = verifier.partition(":")
+    if folder and (Path(folder) / "config.json").is_file():
+        configs.append(Path(folder) / "config.json")
+    for path in configs:
+        models.update(path.read_bytes())
+    return {"code": code.hexdigest(), "models": models.hexdigest()}
 
 
 class ShardResult(BaseModel):
