@@ -30,6 +30,7 @@ Parsing is per sentence and cached, so a context shared by many claims is parsed
 from __future__ import annotations
 
 import functools
+from collections import Counter
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -1204,8 +1205,9 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                 _add_role(claim, e_text, sent, a_text, out, conf)
                 return
         # The words each side uses exactly once, by their index in its sequence of words.
-        c_idx = {t: i for i, (t, _) in enumerate(c_seq) if sum(1 for u, _ in c_seq if u == t) == 1}
-        e_idx = {t: i for i, (t, _) in enumerate(e_seq) if sum(1 for u, _ in e_seq if u == t) == 1}
+        c_count, e_count = Counter(t for t, _ in c_seq), Counter(t for t, _ in e_seq)
+        c_idx = {t: i for i, (t, _) in enumerate(c_seq) if c_count[t] == 1}
+        e_idx = {t: i for i, (t, _) in enumerate(e_seq) if e_count[t] == 1}
         for r in [t for t in c_idx if t in e_idx]:
             if _in_list(claim, c_seq, c_idx[r]) or _in_list(e_text, e_seq, e_idx[r]):
                 continue  # an item of a list ("120 rooms, a spa and two restaurants"): its neighbours may come in any order
@@ -1319,6 +1321,7 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
 
 
 _POLARITY = ("negation", "modality", "direction", "quantifier")
+_MAX_PIECES = 24
 #: Where a sentence breaks into pieces a polarity word can bear on: clause punctuation, quotes, dashes.
 _PIECE = re.compile(r"[,;:()\[\]\"\u201c\u201d]+|\s[\u2013\u2014-]\s")
 
@@ -1348,7 +1351,7 @@ def _flip_alignment(claim: str, e_text: str) -> float:
     best piece pair alone were 2 real errors in 19)."""
     e_pieces = [(e_text[a:b], _piece_terms(e_text[a:b])) for a, b in _pieces(e_text)]
     best = 0.0
-    for a, b in _pieces(claim):
+    for a, b in _pieces(claim)[:_MAX_PIECES]:
         part = claim[a:b]
         t = _piece_terms(part)
         if len(t) < 2:
@@ -1367,15 +1370,17 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
     """The polarity checks piece by piece, for a claim that copies one piece of an evidence sentence and
     flips it ("The fighting has not resulted in hundreds of deaths, and many civilians are fleeing"
     against "The fighting has resulted in hundreds of deaths."): the whole claim says more than that
-    sentence, so it never aligns with it as a whole. Only near-copies (each piece holds 3/4 of the other's
-    words) are compared, so a piece merely on the same topic never lends its polarity."""
+    sentence, so it never aligns with it as a whole. Only near-copies (each piece holds 7/10 of the other's
+    words) are compared, so a piece merely on the same topic never lends its polarity. A claim's first
+    _MAX_PIECES pieces are read: the evidence side is bounded by its windows, the claim side only by the
+    answer."""
     e_pieces = []
     for _, sent, p in sents:
         for a, b in _pieces(p.text):
             t = _piece_terms(p.text[a:b])
             if len(t) >= 2:
                 e_pieces.append((sent, p.text, a, b, t))
-    for a, b in _pieces(claim):
+    for a, b in _pieces(claim)[:_MAX_PIECES]:
         part = claim[a:b]
         terms = _piece_terms(part)
         if len(terms) < 3:
