@@ -67,6 +67,7 @@ class ErrorType(str, Enum):
     comparison = "comparison"
     role = "role"
     superseded = "superseded"
+    incomplete = "incomplete"
     false_abstention = "false_abstention"
     injection = "injection"
     other = "other"

@@ -480,3 +480,112 @@ def test_arithmetic_over_neighbouring_sentences_and_assumed_cases_pass(claim, co
 def test_meaningless_arithmetic_does_not_hide_a_changed_figure(claim, context, slot):
     found, fc = slots(claim, context)
     assert (slot, "mismatch") in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a list item that takes its label from one clause and its value from a parallel one
+    ("Night shift: 14 euros per hour",
+     "Rates: day shift staff earn 12 euros per hour; night shift staff earn 15 euros per hour."),
+    ("Juniors: train with the club coach",
+     "Seniors train with the club coach, while juniors train with a volunteer parent."),
+    # what the context says of one named subject, said of the other
+    ("Tallis Bank offers free overdrafts.",
+     "Tallis Bank charges 9% on overdrafts, while Orrin Bank offers free overdrafts to students."),
+    ("Pia Lund was elected treasurer.", "Pia Lund was elected chair, and Omar Said was elected treasurer."),
+    ("Version B has two USB ports.", "Version A has two USB ports. Version B has four USB ports."),
+])
+def test_a_claim_that_crosses_two_parallel_clauses_is_a_mismatch(claim, context):
+    found, fc = slots(claim, context)
+    assert any(s in ("moved", "number", "entity") and k == "mismatch" for s, k in found), (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # each clause read right
+    ("Night shift staff earn 15 euros per hour.",
+     "Rates: day shift staff earn 12 euros per hour; night shift staff earn 15 euros per hour."),
+    ("Omar Said was elected treasurer.", "Pia Lund was elected chair, and Omar Said was elected treasurer."),
+    # both halves of the sentence, kept together
+    ("Pia Lund was elected chair and Omar Said treasurer.", "Pia Lund was elected chair, and Omar Said was elected treasurer."),
+    # "the city" refers back to the name: not another topic
+    ("Lyon has 520,000 inhabitants.", "Lyon is the capital of its region; the city has 520,000 inhabitants."),
+    # a pronoun carries the subject over
+    ("The museum attracts a million visitors a year.",
+     "The museum, which opened in 1990, holds 300 paintings, and it attracts a million visitors a year."),
+])
+def test_parallel_clauses_read_right_are_no_crossing(claim, context):
+    found, fc = slots(claim, context)
+    assert not any(d.kind == "mismatch" for d in fc.differences), (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, ok", [
+    ("The blue route is the least crowded option.", "The blue route is the most crowded option at rush hour.", False),
+    ("Route 9 is the costliest toll road in the state.", "Route 9 is the cheapest toll road in the state.", False),
+    ("Nausea was the rarest complaint.", "Nausea was the most common complaint, reported by 30% of users.", False),
+    ("Sunday is the busiest day; Tuesday is the quietest.", "Sunday is the busiest day; Tuesday is the quietest.", True),
+    # the opposite word belongs to another clause's subject
+    ("Oslo is the coldest city on the list.", "Oslo is the coldest city on the list, while Lisbon is the warmest.", True),
+    ("Lisbon is the coldest city on the list.", "Oslo is the coldest city on the list, while Lisbon is the warmest.", False),
+    # swapped around the same order word, words on both sides
+    ("The roof was repaired before the walls were painted.",
+     "The walls were painted in May, three weeks before the roof was repaired after the storm.", False),
+])
+def test_comparisons_on_one_scale(claim, context, ok):
+    found, fc = slots(claim, context)
+    mismatch = any(d.kind == "mismatch" for d in fc.differences)
+    assert mismatch is not ok, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, false", [
+    ("The handbook does not say where the training takes place.",
+     "New staff attend a two-day training. It takes place at the Harbour Conference Centre.", True),
+    ("There is no information about a parking fee in the brochure.", "Guests pay a parking fee of 8 dollars per night.", True),
+    ("The documentation does not give a default log directory.",
+     "Logs are written to the log directory; by default this is /var/log/tidy.", True),
+    ("The documents do not say where the company was founded.",
+     "The company makes bicycles. It has 40 employees.", False),
+    ("The text does not say whether the hotel has a pool.", "The hotel has a gym and a sauna in the basement.", False),
+])
+def test_false_abstentions_named_by_place_value_and_pronoun(claim, context, false):
+    found, fc = slots(claim, context)
+    assert (("false_abstention", "mismatch") in found) is false, (found, fc)
+
+
+def test_a_cited_passage_number_or_a_figure_from_the_question_is_no_value_claim():
+    context = "Drink a protein shake for breakfast. Keep a healthy diet and exercise often."
+    found, _ = slots("According to passage 2, you should drink a protein shake for breakfast.", context)
+    assert not found
+    found, _ = slots("Here are 3 ways to get more protein.", context, question="Give me 3 ways to get more protein.")
+    assert ("value", "not_stated") not in found
+    found, _ = slots("Passage 1 says to drink 4 protein shakes a day.", context)
+    assert ("value", "not_stated") in found
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # an item put in the place of one the context lists
+    ("The finalists were Oakdale, Pinehurst and Redbridge.",
+     "The finalists were Oakdale, Pinehurst and Westmoor. Redbridge lost in the semi-final.", "list_swap"),
+    ("The starter pack contains a kettle, two mugs and a teapot.",
+     "The starter pack contains a kettle, two mugs and a tea caddy.", "list_swap"),
+    # a part given as the whole: a count, or "only"
+    ("The board's four directors are Lind, Moss, Nagy and Ortiz.",
+     "The board has six directors: Lind, Moss, Nagy, Ortiz, Price and Quinn.", "list_incomplete"),
+    ("The app runs only on Windows and macOS.", "The app runs on Windows, macOS, Linux and ChromeOS.", "list_incomplete"),
+])
+def test_a_list_is_compared_with_the_contexts_list(claim, context, slot):
+    found, fc = slots(claim, context)
+    # a swapped item that is a name may be named by the entity check first
+    assert (slot, "mismatch") in found or (slot == "list_swap" and ("entity", "mismatch") in found), (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a list the claim gathers from two sentences, the second about the same subject
+    ("The park has a pool, a gym and a cafe.", "The park has a pool, a gym and tennis courts. It also has a cafe."),
+    # a part that does not say it is the whole
+    ("The app runs on Windows and macOS.", "The app runs on Windows, macOS, Linux and ChromeOS."),
+    ("Directors include Lind, Moss and Nagy.", "The board has six directors: Lind, Moss, Nagy, Ortiz, Price and Quinn."),
+    # the whole list, reordered
+    ("The app runs on Linux, Windows, ChromeOS and macOS.", "The app runs on Windows, macOS, Linux and ChromeOS."),
+])
+def test_a_faithful_list_is_no_list_mismatch(claim, context):
+    found, fc = slots(claim, context)
+    assert not any(d.kind == "mismatch" for d in fc.differences), (found, fc)

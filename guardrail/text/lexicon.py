@@ -18,7 +18,8 @@ __all__ = [
     "modality_phrase",
     "direction",
     "relation_words",
-    "ANTONYM",
+    "relation_key",
+    "opposed",
     "quantifier_rank",
     "condition_cues",
     "is_abstention",
@@ -107,30 +108,98 @@ def direction(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-#: Words that order two things, and their opposite.
-ANTONYM: dict[str, str] = {}
-for a, b in [
-    ("before", "after"), ("earlier", "later"), ("earliest", "latest"), ("first", "last"), ("higher", "lower"),
-    ("highest", "lowest"), ("larger", "smaller"), ("largest", "smallest"), ("bigger", "smaller"),
-    ("biggest", "smallest"), ("greater", "less"), ("greatest", "least"), ("more", "fewer"), ("most", "fewest"),
-    ("older", "younger"), ("oldest", "youngest"), ("oldest", "newest"), ("older", "newer"), ("longer", "shorter"),
-    ("longest", "shortest"), ("faster", "slower"), ("fastest", "slowest"), ("heavier", "lighter"),
-    ("heaviest", "lightest"), ("above", "below"), ("best", "worst"), ("better", "worse"), ("maximum", "minimum"),
-    ("wider", "narrower"), ("cheaper", "dearer"), ("cheapest", "priciest"), ("cheaper", "more expensive"),
-    ("warmer", "colder"), ("hotter", "colder"), ("hottest", "coldest"), ("warmest", "coldest"),
-    ("richer", "poorer"), ("stronger", "weaker"), ("strongest", "weakest"), ("top", "bottom"),
-    ("preceded", "followed"), ("prior", "after"), ("ahead", "behind"), ("outperformed", "underperformed"),
-    ("win", "lose"), ("won", "lost"), ("winner", "loser"),
-    ("increase", "decrease"),
-]:
-    ANTONYM.setdefault(a, b)
-    ANTONYM.setdefault(b, a)
-_RELATION = set(ANTONYM)
+#: Words that order or compare two things, by scale: (scale, degree, sign) where degree is "c" (comparative),
+#: "s" (superlative) or "v" (any other form), and two words oppose when they share a scale and a degree
+#: (or one of them is "v") and differ in sign. A scale, not a table of pairs: "cheapest", "least expensive",
+#: "more affordable" and "priciest" are all one price scale, and "rarest" is "least common".
+_SCALES: list[tuple[str, str, str]] = [
+    # (scale, words with sign +, words with sign -); comparative / superlative told apart by their ending
+    ("order", "after later latest last followed behind", "before earlier earliest first preceded prior ahead"),
+    ("size", "larger bigger greater largest biggest greatest maximum", "smaller smallest lesser minimum"),
+    ("level", "higher highest above top", "lower lowest below bottom"),
+    ("age", "older oldest", "younger youngest newer newest"),
+    ("length", "longer longest", "shorter shortest"),
+    ("speed", "faster fastest quicker quickest", "slower slowest"),
+    ("weight", "heavier heaviest", "lighter lightest"),
+    ("quality", "better best", "worse worst"),
+    ("width", "wider widest broader broadest", "narrower narrowest"),
+    ("price", "pricier priciest dearer dearest costlier costliest", "cheaper cheapest"),
+    ("heat", "warmer warmest hotter hottest", "colder coldest cooler coolest"),
+    ("wet", "wetter wettest rainier rainiest", "drier driest dryer dryest"),
+    ("wealth", "richer richest", "poorer poorest"),
+    ("strength", "stronger strongest", "weaker weakest"),
+    ("frequency", "commonest", "rarer rarest"),
+    ("depth", "deeper deepest", "shallower shallowest"),
+    ("distance", "farther farthest further furthest", "nearer nearest closer closest"),
+    ("difficulty", "harder hardest", "easier easiest"),
+    ("noise", "louder loudest noisier noisiest", "quieter quietest"),
+    ("height", "taller tallest", "shorter"),
+    ("light", "brighter brightest", "darker darkest"),
+    ("safety", "safer safest", "riskier riskiest"),
+    ("busy", "busier busiest", "emptier emptiest"),
+    ("density", "denser densest", "sparser sparsest"),
+    ("count", "more most", "fewer fewest less least"),
+    ("result", "outperformed win won winner", "underperformed lose lost loser"),
+    ("trend", "increase", "decrease"),
+]
+#: An adjective after "more / most / less / least" that belongs to a scale above ("most expensive" is
+#: "priciest"); any other adjective is its own scale ("most reliable" against "least reliable").
+_ADJ_SCALE = {"expensive": ("price", "+"), "costly": ("price", "+"), "pricey": ("price", "+"),
+              "affordable": ("price", "-"), "common": ("frequency", "+"), "commonly": ("frequency", "+"),
+              "frequent": ("frequency", "+"), "frequently": ("frequency", "+"), "popular": ("popularity", "+")}
+_SCALE_OF: dict[str, tuple[str, str, str]] = {}
+for _scale, _plus, _minus in _SCALES:
+    for _sign, _ws in (("+", _plus), ("-", _minus)):
+        for _w in _ws.split():
+            _deg = "s" if _w.endswith("est") or _w in ("most", "least", "first", "last", "top", "bottom", "maximum",
+                                                     "minimum") else "c" if _w.endswith("er") or _w in ("more", "less") else "v"
+            _SCALE_OF.setdefault(_w, (_scale, _deg, _sign))
+_GRADED = re.compile(r"\b(?:(most|least|more|less)\s+([a-z]{4,})|([a-z]+))\b")
+_NOT_GRADABLE = frozenset("than of the a an and or people time times often likely".split())
+
+
+def _scale_of(phrase: str) -> tuple[str, str, str] | None:
+    words_ = phrase.split()
+    if len(words_) == 2:
+        head, adj = words_
+        sign = "+" if head in ("most", "more") else "-"
+        deg = "s" if head in ("most", "least") else "c"
+        scale, adj_sign = _ADJ_SCALE.get(adj, ("adj:" + re.sub(r"ly$", "", adj), "+"))
+        return scale, deg, sign if adj_sign == "+" else ("-" if sign == "+" else "+")
+    return _SCALE_OF.get(phrase)
 
 
 def relation_words(text: str) -> list[tuple[str, int]]:
-    """Order / comparison words of ``text`` with their character offsets."""
-    return [(m.group(0), m.start()) for m in _WORD.finditer(text.lower()) if m.group(0) in _RELATION]
+    """Order / comparison words and phrases of ``text`` ("cheapest", "most expensive") with their offsets."""
+    out = []
+    for m in _GRADED.finditer(text.lower()):
+        if m.group(1) and m.group(2) not in _NOT_GRADABLE and m.group(2) not in _SCALE_OF:
+            out.append((m.group(0), m.start()))
+        else:
+            w = m.group(1) or m.group(3)
+            if w in _SCALE_OF:
+                out.append((w, m.start()))
+    return out
+
+
+def relation_key(phrase: str) -> tuple[str, str, str] | None:
+    """(scale, degree, sign) of a relation word or phrase."""
+    return _scale_of(phrase.lower())
+
+
+def opposed(a: str, b: str) -> bool:
+    """Do two relation words say opposite things on one scale ("cheapest" / "most expensive")? "most" before a
+    word of no known scale may be a count ("the most parcels" / "the fewest"), so its bare head is read too."""
+    def keys(w: str):
+        w = w.lower()
+        out = [_scale_of(w)]
+        head, _, adj = w.partition(" ")
+        if adj and adj not in _ADJ_SCALE:
+            out.append(_SCALE_OF.get(head))
+        return [k for k in out if k]
+
+    return any(ka[0] == kb[0] and ka[2] != kb[2] and (ka[1] == kb[1] or "v" in (ka[1], kb[1]))
+               for ka in keys(a) for kb in keys(b))
 
 
 _QUANT = [
@@ -196,7 +265,8 @@ _ABSTAIN = re.compile(
     r"(?:mention|say|state|specify|provide|include|contain|indicate|give|list|discuss|address|describe|tell|reveal|"
     r"clarify|explain|cover|detail|name|identify|disclose)"
     r"|\b(?:policy|guide|manual|page|website|article|faq|brochure|description|label|leaflet|announcement|statement|"
-    r"email|letter|table|chart|summary|documentation|notice|schedule|listing|review|study|paper)\s+(?:as\s+provided\s+|provided\s+)?"
+    r"email|letter|table|chart|summary|documentation|notice|schedule|listing|review|study|paper|handbook|guidelines|"
+    r"contract|agreement|regulations|rules|terms|specification|readme|catalogue|catalog|menu|invoice|receipt|timetable)\s+(?:as\s+provided\s+|provided\s+)?"
     r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|name|disclose|give)"
     r"|cannot\s+be\s+(?:determined|found|answered|inferred|established|confirmed)\s+(?:from|based\s+on|with|using)"
     r"|there\s+is\s+no\s+(?:information|mention|data|detail|indication)"
@@ -237,7 +307,16 @@ def abstention_topic(text: str) -> str:
     def weight(part: str) -> int:
         return len(re.findall(r"[A-Za-z]{3,}", _SOURCE_WORDS.sub(" ", part)))
 
-    return after if weight(after) >= weight(before) else before
+    topic = after if weight(after) >= weight(before) else before
+    # "... the starting location of the marathon in the provided documents": the sources are not the topic.
+    return _SOURCE_TAIL.sub("", topic).strip(" .,:;")
+
+
+_SOURCE_TAIL = re.compile(
+    r"\s+(?:in|from|within|by)\s+(?:the\s+|this\s+|these\s+|any\s+of\s+the\s+)?(?:provided\s+|given\s+|available\s+|"
+    r"supplied\s+|above\s+|retrieved\s+)?(?:documents?|documentation|context|texts?|passages?|sources?|information|"
+    r"articles?|reports?|excerpts?|materials?|data|records?|notes?|page|snippets?|policy|guide|manual|website|faq|"
+    r"brochure|listing|description)\b.*$", re.I)
 
 
 _INJECTION = re.compile(
