@@ -148,7 +148,7 @@ def ce_scores(work: Path, recs: list[dict], model_dir: str | None, threads: int 
     probs = tg.dev_probs(work, v, recs)
     empty = [not any(w["text"].strip() for w in r["item"]["windows"]) for r in recs]
     # Claims with no window are unevaluatable in verify(): score 0.5, as the protocol says.
-    feats = tg.heuristic_features(work, "dev", recs) if v.fusion is not None else None
+    feats = tg.heuristic_features(work, "dev", recs, v.fusion.get("similarity", "embedding")) if v.fusion is not None else None
     if feats is not None:
         feats = np.nan_to_num(feats)  # rows without a window are set to 0.5 below
     return [0.5 if e else float(s) for e, s in zip(empty, v.calibrate(probs, feats))]

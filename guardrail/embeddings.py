@@ -114,6 +114,12 @@ class Embedder:
                     cls._default = cls(threads=int(threads) if threads else None)
         return cls._default
 
+    @classmethod
+    def loaded(cls) -> "Embedder | None":
+        """The shared model if something has loaded it, else None (nothing is loaded): lets a caller
+        measure the model without loading it into a process that does not use it."""
+        return cls._default
+
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """(len(texts), dim) float32 array of unit-length embeddings, in the order of ``texts``.
 

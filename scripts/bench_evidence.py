@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from guardrail.datasets import data_dir, load_ragtruth  # noqa: E402
 from guardrail.embeddings import Embedder  # noqa: E402
-from guardrail.evidence import EvidenceSelector, _BM25, content_terms, make_windows, normalize_context  # noqa: E402
+from guardrail.evidence import BM25, EvidenceSelector, content_terms, make_windows, normalize_context  # noqa: E402
 from guardrail.types import Claim, Evidence  # noqa: E402
 
 
@@ -126,7 +126,7 @@ def cmd_speed(args) -> None:
     for name, corpus in [("1 MB", docs), ("5 windows", docs[:5])]:
         t0 = time.perf_counter()
         for _ in range(args.repeat):
-            b = _BM25(corpus)
+            b = BM25(corpus)
             for q in queries:
                 b.scores(q)
         t_np = (time.perf_counter() - t0) / args.repeat

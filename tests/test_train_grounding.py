@@ -82,8 +82,8 @@ def test_fusion_head_is_fitted_on_dev_half_a_only(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(g, "read_pairs", lambda work: pairs)
     monkeypatch.setattr(g, "dev_halves", lambda rids, seed: ({"a1", "a2"}, {"b1", "b2"}))
     monkeypatch.setattr(g, "dev_probs", lambda work, v, ps: np.array([[float(i), 0.0, 0.0] for i in range(len(ps))]))
-    monkeypatch.setattr(g, "heuristic_features", lambda work, name, ps: np.arange(len(ps), dtype=float)[:, None])
-    args = argparse.Namespace(fusion_on="dev-a", seed=13)
+    monkeypatch.setattr(g, "heuristic_features", lambda work, name, ps, similarity="embedding": np.arange(len(ps), dtype=float)[:, None])
+    args = argparse.Namespace(fusion_on="dev-a", seed=13, similarity="embedding")
     probs, feats, y, where = g.fusion_data(tmp_path, None, args)
     half_a = [i for i, p in enumerate(dev) if p["rid"].startswith("a")]
     assert probs[:, 0].tolist() == half_a and feats[:, 0].tolist() == half_a

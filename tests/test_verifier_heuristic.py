@@ -131,3 +131,40 @@ def test_false_and_null_data_fields(verifier):
     assert "Restaurants Reservations" in out[0].reason
     assert out[1].hallucination_score >= 0.5 and "no value (null) for: attributes.Business Parking" in out[1].reason
     assert out[2].label is Label.supported, out[2].reason  # a negated claim agrees with "no"
+
+
+class _NoEmbedder:
+    """Fails the test if anything embeds: the lexical similarity must not need the model."""
+
+    def encode(self, *args, **kwargs):
+        raise AssertionError("the lexical heuristic called the embedding model")
+
+
+def test_lexical_similarity_runs_without_the_embedding_model():
+    v = HeuristicVerifier(_NoEmbedder(), similarity="lexical")
+    texts = ["The Eiffel Tower was completed in 1889.", "The Eiffel Tower was completed in 1901.",
+             "Mount Everest is 8,849 metres high."]
+    claims = [Claim(id=f"c{i}", text=t, start=0, end=len(t)) for i, t in enumerate(texts)]
+    items = EvidenceSelector(top_k=2, method="bm25", embedder=_NoEmbedder()).select(claims, normalize_context(CONTEXT))
+    verdicts = v.verify(items)
+    assert verdicts[0].label is Label.supported, verdicts[0]
+    assert verdicts[1].label in (Label.contradicted, Label.unsupported), verdicts[1]
+    assert verdicts[2].label is Label.supported, verdicts[2]
+    best = v.analyse(items)[0].facts["values"]["best_cosine"]
+    assert 0.5 < best <= 1.0  # the claim's own sentence is the closest one
+
+
+def test_unknown_similarity_is_a_clear_error():
+    from guardrail.errors import InputError
+
+    with pytest.raises(InputError, match="similarity"):
+        HeuristicVerifier(similarity="cosine")
+
+
+def test_tfidf_cosine_prefers_the_sentence_with_the_rare_words():
+    from guardrail.evidence import tfidf_cosine
+
+    sims = tfidf_cosine("The tower was completed in 1889",
+                        ["The Eiffel Tower is in Paris.", "It was completed in 1889.", "Paris is large."])
+    assert sims.argmax() == 1 and sims[2] == 0.0
+    assert tfidf_cosine("", ["a text"]).tolist() == [0.0] and tfidf_cosine("claim", []).size == 0

@@ -521,19 +521,19 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0) -> tuple[np.ndar
     return w[:-1], float(w[-1])
 
 
-def heuristic_features(work: Path, name: str, recs: list[dict]) -> np.ndarray:
+def heuristic_features(work: Path, name: str, recs: list[dict], similarity: str = "embedding") -> np.ndarray:
     """Heuristic feature rows (FEATURES order) of the pairs ``recs``, cached under ``work``; rows the
     heuristic cannot analyse (no window, empty claim) are NaN."""
     from guardrail.types import VerificationItem
     from guardrail.verifiers.heuristic import FEATURES, HeuristicVerifier
 
     key = {"pairs_sha256": _sha256(work / "pairs.jsonl"), "n": len(recs), "features": list(FEATURES),
-           "first": recs[0]["item"]["claim"]["id"] if recs else None}
+           "first": recs[0]["item"]["claim"]["id"] if recs else None, "similarity": similarity}
     cache, meta = work / f"{name}_features.npy", work / f"{name}_features.json"
     if cache.exists() and meta.exists() and json.loads(meta.read_text()) == key:
         return np.load(cache)
     t0 = time.time()
-    v = HeuristicVerifier()
+    v = HeuristicVerifier(similarity=similarity)
     out = np.full((len(recs), len(FEATURES)), np.nan)
     for s in range(0, len(recs), 256):
         items = [VerificationItem.model_validate(r["item"]) for r in recs[s : s + 256]]
@@ -567,11 +567,11 @@ def fusion_data(work: Path, verifier: Any, args: argparse.Namespace) -> tuple[np
         pairs = [p for p in read_pairs(work) if p["split"] == "dev"]
         half_a, _ = dev_halves([p["rid"] for p in pairs], args.seed)
         idx = [i for i, p in enumerate(pairs) if p["rid"] in half_a]
-        probs, feats = dev_probs(work, verifier, pairs)[idx], heuristic_features(work, "dev", pairs)[idx]
+        probs, feats = dev_probs(work, verifier, pairs)[idx], heuristic_features(work, "dev", pairs, args.similarity)[idx]
         recs, where = [pairs[i] for i in idx], "RAGTruth dev half A claims"
     else:
         recs = fusion_fit_pairs(read_pairs(work), args)
-        probs, feats = scored_probs(work, "fit", verifier, recs), heuristic_features(work, "fit", recs)
+        probs, feats = scored_probs(work, "fit", verifier, recs), heuristic_features(work, "fit", recs, args.similarity)
         where = "RAGTruth train claims outside the cross-encoder's training sample"
     y = np.array([r["label"] != "supported" for r in recs], dtype=float)
     return probs, feats, y, where
@@ -610,7 +610,8 @@ def fit_fusion(work: Path, verifier: Any, args: argparse.Namespace) -> dict[str,
     log.info("fusion fitted on %d %s (%.1f%% hallucinated): claim AUC model alone %.3f, fused %.3f; weights %s",
              len(y), where, 100 * y.mean(), _auc(y, x[:, names.index("cross_encoder_logit")]), _auc(y, fused),
              dict(zip(names, np.round(w, 3).tolist())))
-    return {"method": "logistic", "features": names, "heuristic": HeuristicVerifier.name, "mean": mean.tolist(),
+    return {"method": "logistic", "features": names, "heuristic": HeuristicVerifier.name, "similarity": args.similarity,
+            "mean": mean.tolist(),
             "scale": scale.tolist(), "weights": w.tolist(), "bias": b, "l2": args.fusion_l2,
             "fitted_on": f"{len(y)} {where}"}
 
@@ -655,7 +656,7 @@ def calibrate(args: argparse.Namespace) -> Path:
         verifier = CrossEncoderVerifier(stage, threads=args.threads or None)
     pairs = [p for p in read_pairs(work) if p["split"] == "dev"]
     probs = dev_probs(work, verifier, pairs)
-    feats = heuristic_features(work, "dev", pairs) if verifier.fusion is not None else None
+    feats = heuristic_features(work, "dev", pairs, args.similarity) if verifier.fusion is not None else None
     half_a, _ = dev_halves([p["rid"] for p in pairs], args.seed)
     idx_a = [i for i, p in enumerate(pairs) if p["rid"] in half_a and (feats is None or not np.isnan(feats[i]).any())]
     y = np.array([pairs[i]["label"] != "supported" for i in idx_a], dtype=float)
@@ -779,6 +780,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--init-from", default=None, help="Train: start from this final.pt instead of the base model.")
     ap.add_argument("--sample-seed", type=int, default=None, help="Seed of the training sample (default: --seed).")
     ap.add_argument("--finish-now", action="store_true", help="Train: take the last checkpoint as the final model.")
+    ap.add_argument("--similarity", choices=["embedding", "lexical"], default="embedding",
+                    help="Calibrate: how the fusion head's heuristic reads sentence similarity (lexical: no embedding model).")
     ap.add_argument("--no-fusion", action="store_true", help="Calibrate: ship the cross-encoder alone, no fusion head.")
     ap.add_argument("--fusion-on", choices=["dev-a", "train-rest"], default="dev-a",
                     help="Calibrate: claims the fusion head is fitted on (dev half A, or unseen train claims).")

@@ -70,7 +70,7 @@ def premise_windows(item: VerificationItem, window_tokens: int, top_k: int) -> l
     hold three long windows and a claim. Cutting the short windows out of the long ones gives each model
     the evidence it was built for from one retrieval pass.
     """
-    from ..evidence import _BM25, content_terms, kv_share, make_windows
+    from ..evidence import BM25, content_terms, kv_share, make_windows
     from ..types import Evidence
 
     subs: dict[tuple[str, int, int], Window] = {}
@@ -84,7 +84,7 @@ def premise_windows(item: VerificationItem, window_tokens: int, top_k: int) -> l
     if not windows:
         return []
     query = content_terms(hypothesis_text(item)) or content_terms(item.question or "")
-    scores = _BM25([content_terms(w.text) for w in windows]).scores(query)
+    scores = BM25([content_terms(w.text) for w in windows]).scores(query)
     best = np.argsort(-scores, kind="stable")[:top_k]
     return [windows[i].model_copy(update={"score": float(scores[i])}) for i in best]
 
@@ -189,7 +189,8 @@ class CrossEncoderVerifier:
                     f"cross_encoder_logit and come from {[*FUSION_INPUTS, *FEATURES]}, heuristic_logit needs "
                     f"heuristic {HeuristicVerifier.name}; refit with `guardrail train calibrate`"
                 )
-            self._heuristic = HeuristicVerifier()
+            # The heuristic reads the same similarity the head was fitted with ("lexical": no embedding model).
+            self._heuristic = HeuristicVerifier(similarity=self.fusion.get("similarity", "embedding"))
         #: Heuristic conflict features that floor the score at the heuristic's own (see ``calibrate``).
         self.hard_checks: list[str] = list(self.config.get("hard_checks") or [])
         if self.hard_checks:

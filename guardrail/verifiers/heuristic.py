@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..evidence import content_terms, kv_share, sentences_of, strip_citation_markers
+from ..errors import InputError
+from ..evidence import content_terms, kv_share, sentences_of, strip_citation_markers, tfidf_cosine
 from ..text.terms import STOPWORDS, stem
 from ..facts import SLOT_ERROR, check_facts, floor_score
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem
@@ -230,8 +231,14 @@ class HeuristicVerifier:
 
     name = "heuristic-v0"
 
-    def __init__(self, embedder: "Embedder | None" = None) -> None:
+    def __init__(self, embedder: "Embedder | None" = None, similarity: str = "embedding") -> None:
+        """``similarity``: how a claim's closeness to each evidence sentence is read, "embedding" (MiniLM
+        cosine, the weights' fitting) or "lexical" (tf-idf cosine, :func:`guardrail.evidence.tfidf_cosine`:
+        no embedding model loaded or run, for a verifier whose fusion head was fitted on it)."""
+        if similarity not in ("embedding", "lexical"):
+            raise InputError(f"similarity must be 'embedding' or 'lexical', got {similarity!r}")
         self._embedder = embedder
+        self.similarity = similarity
 
     @property
     def embedder(self) -> "Embedder":
@@ -290,6 +297,8 @@ class HeuristicVerifier:
 
     def _features(self, prepared: Sequence[_Prepared], batch_size: int = 32) -> list[dict]:
         """Feature values (and the facts behind them) for each prepared item; one embedding call."""
+        if self.similarity == "lexical":
+            return [self._facts(p, tfidf_cosine(p.claim_text, [s[3] for s in p.sentences])) for p in prepared]
         texts: list[str] = []
         index: dict[str, int] = {}
         for p in prepared:
