@@ -334,6 +334,8 @@ def check_facts(
         _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _piece_polarity(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _piece_direction(claim, sents, out, conf)
     if max(best_score, with_figures) >= 0.5:
         _relations(claim, a_text, aligned_sent, out, conf)
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
@@ -1506,6 +1508,49 @@ def _flip_alignment(claim: str, e_text: str) -> float:
             if al > best and _negates_shared(part, t & e) != _negates_shared(e_part, t & e):
                 best = al
     return best
+
+
+#: Where one statement of change ends and the next begins ("As altitude increases, air pressure decreases").
+_CHANGE_SPLIT = re.compile(r"[,;:]\s*|\s+(?:as|while|when|whereas|but|and|because|since|so)\s+", re.I)
+
+
+def _changes(text: str) -> list[tuple[frozenset[str], str, str]]:
+    """(what changes: the piece's content terms, 'up' / 'down', the direction word) for each piece of ``text``
+    that states one change."""
+    out = []
+    pos = 0
+    bounds = [(m.start(), m.end()) for m in _CHANGE_SPLIT.finditer(text)] + [(len(text), len(text))]
+    for a, b in bounds:
+        piece = text[pos:a]
+        pos = b
+        words_ = re.findall(r"[a-z]+", piece.lower())
+        dirs = [(w, lexicon.direction(w)) for w in words_ if lexicon.direction(w)]
+        if len(dirs) != 1:
+            continue
+        w, d = dirs[0]
+        terms = frozenset(_fold(t) for t in content_terms(piece) if t != stem(w))
+        if terms:
+            out.append((terms, d, w))
+    return out
+
+
+def _piece_direction(claim: str, sents, out: FactCheck, conf) -> None:
+    """A change said of the same thing the other way, where the sentence states two changes ("Air pressure
+    increases as altitude increases" against "As altitude increases, air pressure decreases"): the
+    whole-clause direction check reads such a sentence as saying both directions and stays silent. Pieces
+    are compared only when they name the same things (the evidence's piece may add one word: "water use
+    falls in the district"), figures and years included ("rose in 2020 and fell in 2021")."""
+    mine = _changes(claim)
+    if not mine:
+        return
+    for _, s, p in sents:
+        for terms, d, w in _changes(p.text):
+            for c_terms, c_d, c_w in mine:
+                same = c_terms == terms or (len(c_terms) >= 2 and c_terms <= terms and len(terms - c_terms) <= 1)
+                if same and c_d != d:
+                    out.differences.append(Difference(slot="direction", claim_value=c_w, evidence_value=w,
+                                                      evidence_span=_span(s), confidence=conf["direction"]))
+                    return
 
 
 def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
