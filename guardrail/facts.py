@@ -848,7 +848,21 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=d.text, confidence=conf["value"]))
     for t in c.times:
         out.dates += 1
-        if any(t.minutes == e.minutes for k in near for e in sents[k][2].times):
+        hit = next(((k, e) for k in near for e in sents[k][2].times if t.minutes == e.minutes), None)
+        if hit is None:
+            # Stated in a sentence the claim aligns to less well that shares its words ("As of this summer, it
+            # opens at 10 am" for "The museum opens at 10 am"), as dates are.
+            hit = next(((k, e) for k in range(len(sents)) for e in sents[k][2].times
+                        if t.minutes == e.minutes and _near_terms(c, sents[k][2].text, e.start, e.end) > 0), None)
+        newer = _superseded_time(hit, sents, c) if hit else None
+        if newer is not None:
+            k, e = newer
+            out.dates_unmatched.append(t.text)
+            out.differences.append(Difference(
+                slot="superseded", claim_value=t.text, evidence_value=f"{e.text} (current; {t.text} is superseded)",
+                evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["superseded"]))
+            continue
+        if hit is not None:
             out.dates_matched += 1
             if not any(t.text in sents[k][2].text for k in near):
                 out.reworded.append(t.text)
@@ -861,6 +875,34 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
                                               evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
         elif not any(t.minutes == e.minutes for _, _, p in sents for e in p.times):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
+
+
+_OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|until|no\s+longer|was|were)\b", re.I)
+_NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}on|starting|effective|new)\b", re.I)
+
+
+def _superseded_time(hit, sents, c: _Parsed):
+    """The current clock time when the one the claim states is an old one ("used to open at 9 am. As of this
+    summer, it opens at 10 am"): the claim's time in a sentence that speaks of the past, another time in a
+    sentence of the same passage, within two, that speaks of now. None when the claim talks of the past."""
+    if _talks_of_old_values(c.text):
+        return None
+    k, e = hit
+    text = sents[k][2].text
+    if not _OLD_TIME.search(text[:e.start]):
+        return None
+    best = None
+    for j in range(max(0, k - 2), min(len(sents), k + 3)):
+        if j == k or sents[j][1][0] != sents[k][1][0]:
+            continue
+        other = sents[j][2]
+        if _NEW_TIME.search(other.text):
+            for o in other.times:
+                # The new time in the claim's slot: the one with the claim's words beside it ("closes at 6 pm").
+                fit = _slot_fit(c, other.text, o.start, o.end)
+                if o.minutes != e.minutes and (best is None or fit > best[0]):
+                    best = (fit, j, o)
+    return best[1:] if best else None
 
 
 def _near_terms(c: _Parsed, text: str, start: int, end: int, width: int = 40) -> int:

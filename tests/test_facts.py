@@ -601,3 +601,18 @@ def test_a_faithful_list_is_no_list_mismatch(claim, context):
 def test_a_change_is_compared_with_the_change_of_the_same_thing(claim, context, ok):
     found, fc = slots(claim, context)
     assert (("direction", "mismatch") in found) is not ok, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, found_slot", [
+    ("The pool now opens at 6:30 am.", "The pool used to open at 6:30 am. Since the renovation it opens at 7 am.", "superseded"),
+    ("Check-out is at noon.", "Check-out was at noon until March. From April on, check-out is at 11 am.", "superseded"),
+    ("Check-out is at 11 am.", "Check-out was at noon until March. From April on, check-out is at 11 am.", None),
+    ("The pool opens at 7 am.", "The pool used to open at 6:30 am. Since the renovation it opens at 7 am.", None),
+    ("The pool used to open at 6:30 am.", "The pool used to open at 6:30 am. Since the renovation it opens at 7 am.", None),
+    ("The office closes at 5 pm.", "The office used to be open from 8 am to 4 pm. It now opens at 9 am and closes at 5 pm.", None),
+    ("The office closes at 4 pm.", "The office used to be open from 8 am to 4 pm. It now opens at 9 am and closes at 5 pm.", "superseded"),
+])
+def test_a_clock_time_the_context_has_replaced(claim, context, found_slot):
+    found, fc = slots(claim, context)
+    mismatches = [s for s, k in found if k == "mismatch"]
+    assert (mismatches[:1] == [found_slot]) if found_slot else not mismatches, (found, fc)

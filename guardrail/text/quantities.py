@@ -342,6 +342,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
         after = text[end:end + 1]
         if after == ":" and not unit_raw and re.match(r":\d\d", text[end:end + 3]):
             continue  # a clock time
+        if not is_word and re.match(r"\([a-z]\)", text[m.end("num"):m.end("num") + 3], re.I):
+            continue  # a name made of a number: "401(k)", "403(b)", "501(c)(3)"
         if not unit_raw and not scale_raw and not cur_raw and _YEARLIKE.fullmatch(raw):
             continue  # a year: dates.py
         if _AMPM.match(text, end):
