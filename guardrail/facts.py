@@ -1033,13 +1033,14 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
 _DEFINITE = frozenset("the this that these those its their his her our".split())
 
 
-def _topic_tokens(text: str) -> list[tuple[str, int]]:
+@lru_cache(maxsize=8192)  # every claim of an answer reads the same evidence clauses
+def _topic_tokens(text: str) -> tuple[tuple[str, int], ...]:
     """Content terms of ``text`` with offsets, and the one-letter parts of its names ("Model A" / "Model B"
     differ only there), in order."""
     toks = [(_fold(t), p) for t, p in terms_with_offsets(text)]
     for n in names(text):
         toks += [("@" + m.group().lower(), n.start + m.start()) for m in re.finditer(r"\b[A-Z]\b", n.text)]
-    return sorted(toks, key=lambda tp: tp[1])
+    return tuple(sorted(toks, key=lambda tp: tp[1]))
 
 
 def _in_quotes(text: str, pos: int) -> bool:
@@ -1085,11 +1086,7 @@ def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
     if any(d.kind == "mismatch" for d in out.differences):
         return
     label = re.match(r"\s*(?:[-*•+]\s+|\d+[.)]\s+)?([^:\n]{1,40}):\s+\S", claim)
-    # A capitalised word the texts never write in lower case is a name even where it opens a sentence
-    # ("Mercury has ...", "Oslo is ..."); an instruction's first word ("Push the button") is not.
-    all_text = claim + "\n" + "\n".join(p.text for _, _, p in sents)
-    lower = set(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", all_text))
-    caps = {w.lower() for w in re.findall(r"(?<![\w'’\-])[A-Z][a-z][\w'’\-]*", all_text)} - lower
+    caps: set[str] = set()
 
     def name_at(text: str, pos: int, spans) -> bool:
         w = re.match(r"[\w'’\-]+", text[pos:])
@@ -1114,6 +1111,13 @@ def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
             if own & c_set:
                 found.append((k, a, b, toks, own, sent_terms))
     found = sorted(found, key=lambda f: -len(f[4] & c_set))[:8]
+    if len(found) < 2:
+        return
+    # A capitalised word the texts never write in lower case is a name even where it opens a sentence
+    # ("Mercury has ...", "Oslo is ..."); an instruction's first word ("Push the button") is not.
+    all_text = claim + "\n" + "\n".join(p.text for _, _, p in sents)
+    lower = set(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", all_text))
+    caps.update({w.lower() for w in re.findall(r"(?<![\w'’\-])[A-Z][a-z][\w'’\-]*", all_text)} - lower)
     for x in found:
         for y in found:
             if x is y:
