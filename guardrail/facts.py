@@ -56,7 +56,7 @@ SLOT_ERROR: dict[str, ErrorType] = {
     "unit": ErrorType.unit, "currency": ErrorType.unit, "percent_points": ErrorType.unit,
     "date": ErrorType.temporal, "time": ErrorType.temporal,
     "entity": ErrorType.entity, "attribution": ErrorType.entity, "new_name": ErrorType.entity, "moved": ErrorType.entity,
-    "role": ErrorType.role,
+    "role": ErrorType.role, "attribute": ErrorType.entity,
     "negation": ErrorType.negation, "modality": ErrorType.modality, "condition": ErrorType.condition,
     "direction": ErrorType.direction, "comparison": ErrorType.comparison,
     "quantifier": ErrorType.overgeneralization, "superseded": ErrorType.superseded,
@@ -160,7 +160,9 @@ class FactCheck:
 
     @property
     def mismatches(self) -> list[Difference]:
-        return [d for d in self.differences if d.kind == "mismatch"]
+        """The mismatches, the most telling first (highest confidence; ties keep the order found): the first
+        one names the claim's error type and evidence span."""
+        return sorted((d for d in self.differences if d.kind == "mismatch"), key=lambda d: -d.confidence)
 
     @property
     def not_stated(self) -> list[Difference]:
@@ -343,6 +345,8 @@ def check_facts(
             _swapped(claim, a_text, aligned_sent, out, conf)
     _speaker(claim, sents, out, conf)
     _crossed(claim, sents, known, out, conf)
+    _attributes(claim, c_terms, sents, idf, out, conf)
+    _certainty(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
@@ -948,19 +952,27 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
         # A field: its siblings' words and values say which sentence states the record.
         rest |= set(record.term_set) | {t for t, _ in record.terms if t[0].isdigit()}
         claim = claim + " " + record.text
+    figures = {t for t, _ in c.terms if t[0].isdigit()}
+    if len(rest) < 2:
+        # A terse claim ("Keynote: 9 am, Hall B") aligns on its figures too.
+        rest |= figures
     if len(rest) < 2 and len(c_names) >= 2:
         # Little besides names ("It was designed by Bartholdi"): align on the names too.
         rest |= name_terms
     if len(rest) < 2:
+        out.names_missing.extend(n.text for n in c_names if not (n.tokens & ev_words))
         return
     # The clause that states the rest of the claim (its words other than the names).
-    best_k, best_span, best_cov = None, None, 0.0
+    # Ties (two clauses that both say "June") go to the clause that also states the claim's figures.
+    best_k, best_span, best_cov, best_fig = None, None, 0.0, 0.0
     for k, (_, s, p) in enumerate(sents):
         for a, b in clauses(p.text):
             cl = _parse(p.text[a:b])
-            cov = _coverage(rest, cl.term_set | {t for t, _ in cl.terms if t[0].isdigit()}, idf)
-            if cov > best_cov:
-                best_k, best_span, best_cov = k, (a, b), cov
+            cl_terms = cl.term_set | {t for t, _ in cl.terms if t[0].isdigit()}
+            cov = _coverage(rest, cl_terms, idf)
+            fig = _coverage(figures, cl_terms) if figures else 0.0
+            if cov > best_cov or (cov == best_cov and cov > 0 and fig > best_fig):
+                best_k, best_span, best_cov, best_fig = k, (a, b), cov, fig
     if best_k is None or best_cov < 0.6:
         for n in c_names:
             if not (n.tokens & ev_words):
@@ -1026,6 +1038,95 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+# -- a possibility stated as a certainty ------------------------------------------------------------
+_CERTAIN = re.compile(r"\b(?:will|won['\u2019]t|shall|(?:is|are)\s+going\s+to|definitely|certainly)\s+(?:not\s+)?(?:\w+ly\s+)?([a-z]+)", re.I)
+_POSSIBLE = re.compile(r"\b(?:may|might|could|possibly|perhaps)\s+(?:not\s+)?(?:\w+ly\s+)?(?:be\s+)?([a-z]+)", re.I)
+
+
+def _certainty(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf) -> None:
+    """A possibility stated as a certainty: the clause that states the claim says the thing "may" / "might" /
+    "could" happen, the claim says it "will" ("The company will pay a special dividend" / "may pay").
+
+    Compared on the verb after the modal, in a clause that holds most of the claim's words; a clause that
+    says "will" with that verb as well agrees. The other way round (a certainty hedged to "may") says less
+    than the context, not something else, and is not flagged."""
+    if any(d.slot == "modality" for d in out.differences):
+        return
+    for m in _CERTAIN.finditer(claim):
+        verb = stem(m.group(1).lower())
+        if verb in ("be", "not"):
+            continue
+        best, agree = None, 0.0
+        for _, s, p in sents:
+            for a, b in clauses(p.text):
+                clause = p.text[a:b]
+                cov = _coverage(c_terms, set(_parse(clause).term_set), idf)
+                if any(stem(x.group(1).lower()) == verb for x in _CERTAIN.finditer(clause)):
+                    agree = max(agree, cov)
+                hedge = next((x for x in _POSSIBLE.finditer(clause) if stem(x.group(1).lower()) == verb), None)
+                if hedge is not None and cov >= 0.6 and (best is None or cov > best[0]):
+                    best = (cov, s, a + hedge.start(), a + hedge.end())
+        if best is not None and best[0] > agree:
+            cov, s, lo, hi = best
+            out.differences.append(Difference(slot="modality", claim_value=m.group(0), evidence_value=s[3][lo:hi],
+                                              evidence_span=_span(s, lo, hi), confidence=conf["modality"]))
+            return
+
+
+# -- a closed-set value swapped --------------------------------------------------------------------
+def _attribute_neighbours(text: str, start: int, end: int) -> tuple[str | None, str | None]:
+    left = [w for w in re.findall(r"[\w']+", text[:start].lower()) if w not in _SKIP_NEIGHBOUR]
+    right = [w for w in re.findall(r"[\w']+", text[end:].lower()) if w not in _SKIP_NEIGHBOUR]
+    return (stem(left[-1]) if left else None), (stem(right[0]) if right else None)
+
+
+def _attributes(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf) -> None:
+    """A colour, compass point, sex, medal, time of day ... where the clause that states the rest of the
+    claim has another value of the same set in the same place ("the light blinks green" / "blink blue").
+
+    The clause must hold most of the claim's other words and the word next to the value must be the
+    same on one side; a clause that states the claim's own value anywhere (two colours named side by
+    side) is read as agreeing, and so is any other clause that aligns as well and holds the claim's value.
+    Capitalised words inside a sentence are names ("Mr Green", "the Red Cross"), not values."""
+    mine = [a for a in lexicon.attribute_words(claim) if not _mid_capital(claim, a[2])]
+    if not mine:
+        return
+    own = {stem(claim[a:b].lower()) for _, _, a, b in mine}
+    rest = {t for t in c_terms if t not in own}
+    if len(rest) < 2:
+        return
+    for kind, value, ca, cb in mine:
+        c_left, c_right = _attribute_neighbours(claim, ca, cb)
+        agree, best = 0.0, None
+        for _, s, p in sents:
+            for a, b in clauses(p.text):
+                found = [w for w in lexicon.attribute_words(p.text[a:b]) if w[0] == kind and not _mid_capital(p.text, a + w[2])]
+                if not found:
+                    continue
+                cov = _coverage(rest, set(_parse(p.text[a:b]).term_set), idf)
+                if any(v == value for _, v, _, _ in found):
+                    agree = max(agree, cov)
+                    continue
+                for _, v, wa, wb in found:
+                    e_left, e_right = _attribute_neighbours(p.text, a + wa, a + wb)
+                    if cov >= 0.6 and ((c_left and c_left == e_left) or (c_right and c_right == e_right)):
+                        if best is None or cov > best[0]:
+                            best = (cov, s, a + wa, a + wb, p.text[a + wa:a + wb])
+        if best is not None and best[0] > agree:
+            cov, s, lo, hi, other = best
+            out.differences.append(Difference(slot="attribute", claim_value=claim[ca:cb], evidence_value=other,
+                                              evidence_span=_span(s, lo, hi), confidence=conf["attribute"]))
+            return
+
+
+def _mid_capital(text: str, pos: int) -> bool:
+    """A capitalised word that does not open its sentence, clause or list item: part of a name."""
+    if not text[pos:pos + 1].isupper():
+        return False
+    before = text[:pos].rstrip(" *_`\"'(")
+    return bool(before) and not before.endswith((".", "!", "?", ":", ";", "\n", "-", "|", "#")) and not before.endswith("\u2022")
 
 
 # -- an attribute said of another topic ----------------------------------------------------------
@@ -1214,22 +1315,31 @@ def _same_name(a: Name, b: Name) -> bool:
 
 
 _SKIP_NEIGHBOUR = frozenset("the a an dr mr mrs ms prof".split())
+#: Words that mark a slot but come and go in a rewording ("Final: 30 June, Berlin" / "on 30 June in Munich").
+_SLOT_MARKERS = frozenset("in at on of to from by for".split())
 
 
-def _neighbours(text: str, n: Name) -> tuple[str | None, str | None]:
-    left = [w for w in re.findall(r"[\w']+", text[: n.start].lower()) if w not in _SKIP_NEIGHBOUR]
+def _neighbours(text: str, n: Name, skip: frozenset[str] = _SKIP_NEIGHBOUR) -> tuple[str | None, str | None]:
+    left = [w for w in re.findall(r"[\w']+", text[: n.start].lower()) if w not in skip]
     right = re.findall(r"[\w']+", re.sub(r"^['’]s\b", "", text[n.end:]).lower())
     return (left[-1] if left else None), (right[0] if right else None)
 
 
 def _same_neighbour(claim: str, n: Name, clause: str, o: Name) -> bool:
     """The other name fills the same slot: the word just before or just after it is the claim's
-    ("laid ... by Thomas Edison" / "by Cyrus Field"; "Amina Yusuf heads" / "Paul Brenner heads")."""
+    ("laid ... by Thomas Edison" / "by Cyrus Field"; "Amina Yusuf heads" / "Paul Brenner heads"), or the
+    word before it is once a preposition that one side leaves out is skipped, and neither name has a word
+    after it in its clause ("Final: 30 June, Berlin" / "the final on 30 June in Munich")."""
     if n.end <= n.start or o.end <= o.start:
         return True
     (lc, rc), (le, re_) = _neighbours(claim, n), _neighbours(clause, o)
     same = lambda x, y: x is not None and y is not None and (x == y or stem(x) == stem(y))  # noqa: E731
-    return same(lc, le) or same(rc, re_)
+    if same(lc, le) or same(rc, re_):
+        return True
+    if rc is None and re_ is None:
+        skip = _SKIP_NEIGHBOUR | _SLOT_MARKERS
+        return same(_neighbours(claim, n, skip)[0], _neighbours(clause, o, skip)[0])
+    return False
 
 
 def _strength(x: str, y: str, drop: set[str] | frozenset[str] = frozenset()) -> float:
@@ -1289,44 +1399,85 @@ def _referent(sents, k: int) -> str | None:
 
 _SAY = re.compile(
     r"\b(?:said|says|argued|argues|claimed|claims|called|calls|stated|states|believes|believed|warned|warns|told|"
-    r"wrote|described|describes|critici[sz]ed|praised|blamed|rated|rates|maintained|asked|asks|proposed|"
-    r"downgraded|upgraded|recommended|denied|insisted|suggested|predicted|welcomed|condemned)\b", re.I)
+    r"wrote|writes|described|describes|critici[sz]ed|critici[sz]es|praised|praises|blamed|blames|rated|rates|"
+    r"maintained|maintains|asked|asks|proposed|proposes|downgraded|upgraded|recommended|recommends|denied|denies|"
+    r"insisted|insists|suggested|suggests|predicted|predicts|welcomed|condemned|testified|testifies|complained|"
+    r"complains|reported|reports|promised|promises|announced|announces|admitted|admits|acknowledged|"
+    r"acknowledges|confirmed|confirms|noted|notes|explained|explains|contended|contends|alleged|alleges|"
+    r"disputed|disputes|found|finds|concluded|concludes)\b", re.I)
+_ACCORDING = re.compile(r"\baccording\s+to\s+([^,;:]{2,60}),\s*", re.I)
+#: Words before a verb of saying that are no party ("It was later reported", "as the study found").
+_NO_PARTY = frozenset({"it", "as", "was", "been", "be", "is", "also", "later", "widely", "previously"})
+
+
+def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, str]]:
+    """(who, what, start, end, who's words) for each clause of ``text`` that gives someone's statement
+    or view: the party before a verb of saying, the words after it; or "According to X, ..."."""
+    out = []
+    for a, b in clauses(text):
+        clause = text[a:b]
+        m = _ACCORDING.search(clause)
+        if m:
+            who_text, what_text = m.group(1), clause[m.end():]
+        else:
+            mv = _SAY.search(clause)
+            if mv is None:
+                continue
+            who_text, what_text = clause[: mv.start()], clause[mv.end():]
+            # The party is the words just before the verb ("... while captain Leo Brandt blamed"), not a
+            # statement before it ("The deficit will narrow, the minister said" has its party after the verb).
+            who_text = re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
+            if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > 6:
+                continue
+        who = frozenset(_fold(t) for t, _ in terms_with_offsets(who_text))
+        what = frozenset(_fold(t) for t, _ in terms_with_offsets(what_text))
+        if who and what:
+            out.append((who, what, a, b, who_text.strip()))
+    return out
+
+
+def _side_by_side(text: str, a: frozenset[str], b: frozenset[str], gap: int = 24) -> bool:
+    """A word of ``a`` and a word of ``b`` within ``gap`` characters of each other in ``text``: an apposition
+    ("prosecutor Francois Molins", "Molins, the prosecutor")."""
+    pa = [p for t, p in terms_with_offsets(text) if _fold(t) in a]
+    pb = [p for t, p in terms_with_offsets(text) if _fold(t) in b]
+    return any(abs(x - y) <= gap for x in pa for y in pb)
 
 
 def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
-    """A view given to the wrong party: the evidence clause that says what the claim says (the same verb
-    of saying or judging, the same words after it) names another speaker, and the claim's speaker says
-    something else elsewhere in the context ("The finance minister called it 'wishful thinking'" when the
-    opposition leader did)."""
+    """A view given to the wrong party: the evidence clause that says what the claim says names another
+    party, and the claim's party says something else elsewhere in the context ("The finance minister
+    called it 'wishful thinking'" when the opposition leader did; "Reviewers complained about the battery"
+    when reviewers praised the camera and users complained).
+
+    The verb may differ ("said" / "insists"); the party may be a name or a common noun ("the tenant").
+    The clause that says it must hold most of the claim's statement, and hold more of it than any clause
+    in which the claim's own party speaks."""
     if any(d.kind == "mismatch" for d in out.differences):
         return
-    m = _SAY.search(claim)
-    if not m:
+    mine = _sayings(claim)
+    if not mine:
         return
-    who = {_fold(t) for t, _ in terms_with_offsets(claim[: m.start()])}
-    what = {_fold(t) for t, _ in terms_with_offsets(claim[m.end():])}
-    if not who or len(what) < 2:
+    who, what, _, _, who_text = mine[0]
+    if len(what) < 2:
         return
-    verb = stem(m.group(0).lower())
+    best, agree, spoke = None, 0.0, False
     for _, sent, p in sents:
-        for a, b in clauses(p.text):
-            clause = p.text[a:b]
-            mv = next((x for x in _SAY.finditer(clause) if stem(x.group(0).lower()) == verb), None)
-            if mv is None:
-                continue
-            e_who = {_fold(t) for t, _ in terms_with_offsets(clause[: mv.start()])}
-            e_what = {_fold(t) for t, _ in terms_with_offsets(clause[mv.end():])}
-            if not e_who or who & e_who or _coverage(what, e_what) < STRONG_ALIGNMENT:
-                continue
-            # The claim's speaker must be in the context too, saying something else.
-            elsewhere = any(who <= set(q.term_set) | {t for t, _ in q.terms} for _, s2, q in sents if q is not p) or \
-                any(who <= {_fold(t) for t, _ in terms_with_offsets(p.text[x:y])} for x, y in clauses(p.text) if (x, y) != (a, b))
-            if not elsewhere:
-                continue
-            out.differences.append(Difference(
-                slot="attribution", claim_value=claim[: m.start()].strip(), evidence_value=clause[: mv.start()].strip(),
-                evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
-            return
+        for e_who, e_what, a, b, e_who_text in _sayings(p.text):
+            cov = _coverage(set(what), e_what)
+            if who & e_who:
+                agree, spoke = max(agree, cov), True
+            elif cov >= 0.6 and (best is None or cov > best[0]):
+                best = (cov, sent, a, b, e_who_text)
+    # The claim's party must speak in the context too, saying something else.
+    if best is None or not spoke or best[0] <= agree:
+        return
+    _, sent, a, b, e_who_text = best
+    e_who = frozenset(_fold(t) for t, _ in terms_with_offsets(e_who_text))
+    if any(_side_by_side(p.text, who, e_who) for _, _, p in sents):
+        return  # one party under two names ("Paris prosecutor Francois Molins": "the prosecutor" is Molins)
+    out.differences.append(Difference(slot="attribution", claim_value=who_text, evidence_value=e_who_text,
+                                      evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
 
 
 def _attribution(claim: str) -> bool:
@@ -1456,6 +1607,10 @@ def _anchors(p: _Parsed) -> set[str]:
     return {t for t, _ in p.terms if t[0].isdigit()} | {f"date:{d.year}-{d.month}-{d.day}-{d.weekday}" for d in p.dates}
 
 
+#: What turns a prohibition into a requirement: "may not enter unless / without / except with goggles".
+_UNLESS = re.compile(r"\b(?:unless|without|except|only\s+(?:if|when|with|after))\b", re.I)
+
+
 def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_text: str, out: FactCheck, conf) -> None:
     a, b = clause
     e_text = a_text[a:b]
@@ -1476,6 +1631,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
     if mc and me and not (_modal_verb(claim) & _modal_verb(e_text) & shared):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
+    if {mc, me} == {"forbidden", "required"} and _UNLESS.search(e_text if me == "forbidden" else claim):
+        return  # "may not enter unless you wear goggles" is "goggles are required to enter"
     # "must" where the source says "should", "can" or "may": an overclaim.
     stronger = mc == "required" and me in ("recommended", "allowed")
     if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
@@ -1808,7 +1965,11 @@ def _anchor_order(c_terms, pc: int, e_terms, pe: int, skip: set[str], claim: str
 
 # -- conditions ---------------------------------------------------------------------------------
 def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf) -> None:
-    if lexicon.condition_cues(claim) or any(d.kind == "mismatch" for d in out.differences):
+    """A condition or restriction of the evidence ("only with the landlord's consent", "only for Premium
+    units") that the claim drops or says is not needed ("without asking the landlord", "on all units").
+    A mismatch found already stands, unless it is one too weak to flag by itself (a "without" read as a
+    negation)."""
+    if lexicon.condition_cues(claim) or any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
         return
     for k in support[:1]:
         text = sents[k][2].text
@@ -1827,6 +1988,8 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             pass
         else:
             continue
+        # The claim's "without" read as a negation is this condition said not to be needed: one finding.
+        out.differences[:] = [d for d in out.differences if not (d.slot == "negation" and d.claim_value == "without")]
         out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
                                           evidence_value=f"{cue} {text[end:end + 80].strip()}".split(".")[0],
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
