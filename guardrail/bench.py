@@ -7,8 +7,9 @@ with the load it ran under, not ours. Inputs are built from the bundled fact sui
 (five claims, blatant errors and faithful rewordings alike) and its context joins their contexts with
 other cases' contexts until it holds about 2,000 tokens, the shape of a typical RAG call.
 
-Every check starts cold: the embedding cache is cleared before each one, because an answer's context is
-usually new to the guard (a repeated context is faster; ``--warm`` measures that).
+Every check starts cold: the embedding cache and the per-context index cache (``evidence.INDEX_CACHE``)
+are cleared before each one, because an answer's context is usually new to the guard (a repeated context
+is faster; ``--warm`` measures that).
 
 What it prints: p50 / p95 of ``Guardrail.check``; the stages (claims, evidence selection, verification)
 with the time inside them spent in the embedding model and in the grounding model; everything that is not
@@ -33,7 +34,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from .errors import InputError
-from .evidence import estimate_tokens
+from .evidence import INDEX_CACHE, estimate_tokens
 
 __all__ = ["BenchCase", "BenchResult", "bench_cases", "run_bench", "format_bench"]
 
@@ -95,6 +96,13 @@ def bench_cases(n: int = 30, claims: int = 5, context_tokens: int = 2000, seed: 
     return out
 
 
+def _cold(embedder: Any) -> None:
+    """Forget every context seen so far: the embedding cache and the per-context indexes."""
+    INDEX_CACHE.clear()
+    if embedder is not None:
+        embedder.clear_cache()
+
+
 @contextmanager
 def _timed(obj: Any, method: str, sink: list[float]) -> Iterator[None]:
     """Adds the wall time of every call of ``obj.method`` to ``sink[0]`` while the block runs."""
@@ -143,8 +151,8 @@ def run_bench(verifier: str = "default", runs: int = 30, answers: int = 30, *, w
     claims: list[int] = []
     for i in range(runs):
         case = cases[i % len(cases)]
-        if not warm and embedder is not None:
-            embedder.clear_cache()
+        if not warm:
+            _cold(embedder)
         e_sink, m_sink = [0.0], [0.0]
         with _timed(embedder, "encode", e_sink), _timed(g.verifier, "predict", m_sink):
             t0 = time.perf_counter()
@@ -155,8 +163,8 @@ def run_bench(verifier: str = "default", runs: int = 30, answers: int = 30, *, w
         claims.append(len(report.claims))
         for k, v in report.latencies_ms.items():
             stages[k].append(v)
-    if not warm and embedder is not None:
-        embedder.clear_cache()
+    if not warm:
+        _cold(embedder)
     t0 = time.perf_counter()
     done = sum(1 for _ in g.check_batch([c.model_dump() for c in cases], chunk_size=16))
     batch_s = time.perf_counter() - t0

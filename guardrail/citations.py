@@ -11,25 +11,41 @@ reference definitions ``[1]: url``, checkboxes ``[x]``, JSON arrays (``"ids": [1
 ``[[1, 2], [3]]``) and anything inside code are not markers; a lone ``[1, 2, 3]`` in prose is,
 because that is how numeric citations look.
 
-Support is judged at the verifier's threshold (the report's), never at a fixed 0.5: a passage the
-verifier would flag the claim against does not back it. Each distinct (claim, cited passages) pair
-is sent to the verifier once however often the marker repeats, and an answer with more than
-``MAX_MARKERS`` markers is refused with an ``InputError`` (the pipeline reports the citation check
-as skipped) rather than checked for minutes.
+Checking runs in two steps so that support is judged in the same batched verifier call as the
+claims: :func:`plan_citations` decides existence and quotes and lists the support checks (each cited
+claim against only the passages its marker points to), the facade puts them into its one verifier
+call, and :func:`judge_citations` turns the verdicts it is handed into the report. This module never
+calls a verifier, so it sits below them (the evidence selector and the verifiers strip markers
+with its ``strip_markers``).
+
+Support is judged at the report's threshold (the claim threshold), never at a fixed 0.5: a passage
+the verifier would flag the claim against does not back it. Each distinct (claim, cited passages)
+pair is one check however often the marker repeats, and an answer with more than ``MAX_MARKERS``
+markers is refused with an ``InputError`` (the pipeline reports the citation check as skipped)
+rather than checked for minutes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InputError
-from .types import CitationReport, CitationResult, Claim, ClaimVerdict, Evidence, Label, VerificationItem
-from .verifiers.base import Verifier, run_verifier
+from .types import CitationReport, CitationResult, Claim, ClaimVerdict, Evidence, Label
 
-__all__ = ["CitationMarker", "MAX_MARKERS", "parse_markers", "strip_markers", "resolve_target", "verify_citations"]
+__all__ = [
+    "CitationMarker",
+    "CitationCheck",
+    "CitationPlan",
+    "MAX_MARKERS",
+    "parse_markers",
+    "strip_markers",
+    "resolve_target",
+    "plan_citations",
+    "judge_citations",
+]
 
 #: Most citation markers checked in one answer. A real answer cites a few dozen times at most; an
 #: answer with thousands of markers is degenerate output, and checking it would cost time per marker.
@@ -238,49 +254,62 @@ def _marker_targets(raw: str) -> list[str]:
     return [stripped] if stripped else []
 
 
-def verify_citations(
+class CitationCheck(BaseModel):
+    """One support check a citation needs: ``claim`` judged against the cited passages alone.
+
+    Why the facade builds the verifier item and not this module: the item's windows come from the
+    evidence selector and the verdict from the verifier, and both live above this floor; the checks
+    go into the same batched verifier call as the claims (one model pass per answer or batch).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim: Claim
+    evidence_ids: list[str] = Field(description="The cited passages, in the order the marker resolved them.")
+
+
+class CitationPlan(BaseModel):
+    """The citations of one answer before any verifier ran.
+
+    ``results`` have existence and quotes decided and ``supports`` still open; ``checks`` are the
+    support checks a verifier must judge, one per distinct (claim, cited passages) pair; ``judged_by``
+    says which check decides which result, as (index into results, index into checks).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    results: list[CitationResult] = Field(default_factory=list)
+    checks: list[CitationCheck] = Field(default_factory=list)
+    judged_by: list[tuple[int, int]] = Field(default_factory=list)
+    uncited_claim_ids: list[str] = Field(default_factory=list)
+
+
+def plan_citations(
     claims: Sequence[Claim],
     evidence: Sequence[Evidence],
     *,
-    verifier: Verifier | None,
-    make_item: Callable[[Claim, list[Evidence]], VerificationItem],
     require_citations: bool = False,
-    support_threshold: float | None = None,
     max_markers: int = MAX_MARKERS,
-) -> CitationReport:
-    """Check every citation attached to ``claims`` against ``evidence``.
+) -> CitationPlan:
+    """Every citation attached to ``claims``: whether its targets exist, whether its quotes match, and
+    the support checks that remain for a verifier.
 
     Each marker is judged on its own because attribution is about the marker: "[1][2]" where only
-    [1] backs the claim has one good and one bad citation. ``make_item`` sees only the cited
-    evidence, so a passage the answer did not cite can never make a citation look supported. Items
-    go to the verifier in ONE call, one per distinct (claim, cited passages) pair: a marker repeated
-    on the same claim, or "[1]" and "[Source 1]", reuse one verdict.
+    [1] backs the claim has one good and one bad citation. A check names only the cited evidence, so
+    a passage the answer did not cite can never make a citation look supported. There is one check
+    per distinct (claim, cited passages) pair: a marker repeated on the same claim, or "[1]" and
+    "[Source 1]", reuse one verdict. A citation to a missing source needs no check: it is unsupported.
 
-    ``support_threshold`` defaults to the verifier's ``recommended_threshold`` (else 0.5); pass the
-    report's threshold. A citation ``supports`` its claim when the verdict is ``supported`` or its
-    hallucination score is under the threshold, so a contradicted or unsupported verdict at or above
-    it never counts as support; ``support_score`` is ``1 - hallucination_score``. An unevaluatable
-    verdict, or one whose check did not fully run (a cascade's judge was down), leaves ``supports``
-    None with the reason. ``attribution_precision`` is supported / judged citations, where a
-    citation to a missing source is judged unsupported and one left at None is left out. It is None
-    without a verifier (support unknown, and a precision over the missing sources alone would
-    mislead) and when no citation could be judged.
-
-    Raises ``InputError`` when the claims carry more than ``max_markers`` markers, and
-    ``BackendError`` when the verifier cannot run (anything it raises, a reply of the wrong length);
-    the caller reports either as a skipped check.
+    Raises ``InputError`` when the claims carry more than ``max_markers`` markers; the caller reports
+    it as a skipped check.
     """
     n_markers = sum(len(c.citations) for c in claims)
     if n_markers > max_markers:
         raise InputError(f"the answer has {n_markers:,} citation markers, over the limit of {max_markers:,}; "
                          "its citations were not checked")
-    if support_threshold is None:
-        support_threshold = float(getattr(verifier, "recommended_threshold", 0.5)) if verifier is not None else 0.5
     by_id = {ev.id: ev for ev in evidence}
-    results: list[CitationResult] = []
-    items: list[VerificationItem] = []  # one per distinct (claim, cited passages)
-    item_of: dict[tuple[str, str, tuple[str, ...]], int] = {}
-    judged_by: list[tuple[int, int]] = []  # (index into results, index into items)
+    plan = CitationPlan(uncited_claim_ids=[c.id for c in claims if not c.citations] if require_citations else [])
+    check_of: dict[tuple[str, str, tuple[str, ...]], int] = {}
     for claim in claims:
         quotes = _quotes(claim.text)
         seen: dict[str, CitationResult] = {}  # raw marker -> its result, for markers repeated on this claim
@@ -289,27 +318,50 @@ def verify_citations(
                 result = seen[raw].model_copy()
             else:
                 result = seen[raw] = _citation(claim, raw, quotes, evidence, by_id)
-            results.append(result)
-            if result.exists and verifier is not None:
+            plan.results.append(result)
+            if result.exists:
                 key = (claim.id, claim.check_text, tuple(result.target_ids))
-                if key not in item_of:
-                    item_of[key] = len(items)
-                    items.append(make_item(claim, [by_id[i] for i in result.target_ids]))
-                judged_by.append((len(results) - 1, item_of[key]))
+                if key not in check_of:
+                    check_of[key] = len(plan.checks)
+                    plan.checks.append(CitationCheck(claim=claim, evidence_ids=list(result.target_ids)))
+                plan.judged_by.append((len(plan.results) - 1, check_of[key]))
+    return plan
 
-    if items and verifier is not None:
-        run = run_verifier(verifier, items)
-        unchecked = {u.index: u for u in run.unchecked}
-        for index, k in judged_by:
-            _apply_verdict(results[index], run.verdicts[k], support_threshold,
-                           unchecked[k].reason if k in unchecked else None)
 
+def judge_citations(
+    plan: CitationPlan,
+    verdicts: Sequence[ClaimVerdict] | None,
+    *,
+    support_threshold: float,
+    not_run: Mapping[int, str] | None = None,
+) -> CitationReport:
+    """The citation report of ``plan`` given a verdict per check (in ``plan.checks`` order).
+
+    ``verdicts`` None means there is no verifier: support stays unknown and ``attribution_precision``
+    None (a precision over the missing sources alone would mislead). ``support_threshold`` is the
+    report's threshold, never a fixed 0.5: a citation ``supports`` its claim when the verdict is
+    ``supported`` or its hallucination score is under the threshold, so a contradicted or unsupported
+    verdict at or above it never counts as support; ``support_score`` is ``1 - hallucination_score``.
+    An unevaluatable verdict, or one whose check did not fully run (``not_run``: check index -> why,
+    e.g. a cascade's judge was down), leaves ``supports`` None with the reason.
+    ``attribution_precision`` is supported / judged citations, where a citation to a missing source is
+    judged unsupported and one left at None is left out; None when no citation could be judged.
+    ``plan`` is not changed.
+
+    Raises ``InputError`` when the verdicts do not match the checks one to one.
+    """
+    results = [r.model_copy() for r in plan.results]
+    if verdicts is not None:
+        if len(verdicts) != len(plan.checks):
+            raise InputError(f"{len(verdicts)} verdicts for {len(plan.checks)} citation checks")
+        not_run = not_run or {}
+        for index, k in plan.judged_by:
+            _apply_verdict(results[index], verdicts[k], support_threshold, not_run.get(k))
     precision: float | None = None
-    if verifier is not None:
+    if verdicts is not None:
         judged = [r for r in results if r.supports is not None]
         precision = sum(r.supports is True for r in judged) / len(judged) if judged else None
-    uncited = [c.id for c in claims if not c.citations] if require_citations else []
-    return CitationReport(results=results, attribution_precision=precision, uncited_claim_ids=uncited)
+    return CitationReport(results=results, attribution_precision=precision, uncited_claim_ids=list(plan.uncited_claim_ids))
 
 
 def _citation(claim: Claim, raw: str, quotes: list[str], evidence: Sequence[Evidence],

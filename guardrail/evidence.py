@@ -11,21 +11,29 @@ Three steps, each a pure function or a stateless object so one instance serves c
    offsets, covering the whole text: nothing is dropped, an over-long sentence is split at word
    boundaries, and a window never ends inside a word.
 3. :class:`EvidenceSelector` ranks the windows of all evidence for each claim (BM25, embedding cosine,
-   or both fused) and keeps the best ``top_k``, in context order, with their scores.
+   or both fused) and keeps the best ``top_k``, in context order, with their scores. What it needs of a
+   context (windows, BM25 index, the figures and sentences of each window) is a :class:`ContextIndex`,
+   built once per context and kept in a small LRU (:class:`IndexCache`) keyed by a hash of the evidence
+   texts, so the claims of an answer, its citations, and the next answer against the same documents
+   (RAG apps re-ask over the same retrieved passages; RAGTruth has six answers per context) reuse it.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from .citations import strip_markers
 from .errors import InputError
 from .limits import LIMITS, check_value_depth, json_text_depth
 from .text.terms import content_terms
@@ -34,7 +42,8 @@ from .types import Claim, Evidence, VerificationItem, Window
 if TYPE_CHECKING:  # pragma: no cover
     from .embeddings import Embedder
 
-__all__ = ["normalize_context", "make_windows", "estimate_tokens", "EvidenceSelector"]
+__all__ = ["normalize_context", "make_windows", "estimate_tokens", "EvidenceSelector", "ContextIndex", "IndexCache",
+           "INDEX_CACHE", "context_key"]
 
 # ---------------------------------------------------------------------------------------------
 # normalize_context
@@ -472,34 +481,47 @@ def make_windows(ev: Evidence, max_tokens: int = 200, overlap_sentences: int = 1
 
 
 class BM25:
-    """Okapi BM25 over a small per-call corpus (a few to a few thousand windows).
+    """Okapi BM25 over a small corpus (a few to a few thousand windows).
 
-    Why not a library index: the corpus is built and thrown away on every call, and for the sizes a
-    RAG context has, building a term-id / document-frequency table with Counters and scoring queries as
-    sparse dot products is faster than the index build of ``bm25s`` (measured: see the report in
-    ``EvidenceSelector``'s docstring).
+    Why not a library index: for the sizes a RAG context has, building a term-id / document-frequency
+    table with Counters and scoring queries as sparse dot products is faster than the index build of
+    ``bm25s`` (measured: see the report in ``EvidenceSelector``'s docstring). The postings are flat
+    arrays sorted by term, each carrying its final weight (idf x saturated tf, length-normalised),
+    computed in one vectorised pass at build: the index is built once per context
+    (:class:`ContextIndex`) and queried once per claim, so a query term is one slice and one sparse add.
     """
 
     def __init__(self, docs: list[list[str]], k1: float = 1.5, b: float = 0.75):
         self.k1, self.b = k1, b
         self.n = len(docs)
-        self.postings: dict[str, list[tuple[int, int]]] = {}
-        lengths = np.array([len(d) for d in docs], dtype=np.float64)
-        self.norm = k1 * (1 - b + b * lengths / max(lengths.mean(), 1.0)) if self.n else lengths
+        self.vocab: dict[str, int] = {}
+        term_of: list[int] = []
+        doc_of: list[int] = []
+        tfs: list[int] = []
         for i, d in enumerate(docs):
             for term, tf in Counter(d).items():
-                self.postings.setdefault(term, []).append((i, tf))
+                term_of.append(self.vocab.setdefault(term, len(self.vocab)))
+                doc_of.append(i)
+                tfs.append(tf)
+        terms = np.array(term_of, dtype=np.int64)
+        order = np.argsort(terms, kind="stable")
+        df = np.bincount(terms, minlength=len(self.vocab)).astype(np.float64)
+        #: postings of term j are docs[starts[j]:starts[j + 1]] with weights[...] in the same places.
+        self.starts = np.concatenate(([0], np.cumsum(df, dtype=np.int64)))
+        self.docs = np.array(doc_of, dtype=np.int64)[order]
+        lengths = np.array([len(d) for d in docs], dtype=np.float64)
+        norm = k1 * (1 - b + b * lengths / max(lengths.mean(), 1.0)) if self.n else lengths
+        tf = np.array(tfs, dtype=np.float64)[order]
+        idf = np.log(1 + (self.n - df + 0.5) / (df + 0.5))
+        self.weights = idf[terms[order]] * tf * (k1 + 1) / (tf + norm[self.docs])
 
     def scores(self, query: list[str]) -> np.ndarray:
         out = np.zeros(self.n, dtype=np.float64)
         for term in set(query):
-            post = self.postings.get(term)
-            if not post:
-                continue
-            idf = math.log(1 + (self.n - len(post) + 0.5) / (len(post) + 0.5))
-            ids = np.fromiter((p[0] for p in post), dtype=np.int64, count=len(post))
-            tf = np.fromiter((p[1] for p in post), dtype=np.float64, count=len(post))
-            out[ids] += idf * tf * (self.k1 + 1) / (tf + self.norm[ids])
+            j = self.vocab.get(term)
+            if j is not None:
+                a, b = self.starts[j], self.starts[j + 1]
+                out[self.docs[a:b]] += self.weights[a:b]
         return out
 
 
@@ -510,7 +532,7 @@ def tfidf_cosine(query: str, texts: Sequence[str]) -> np.ndarray:
     Why: the meaning-match a verifier can have without an embedding model. On 2 cores the int8 MiniLM
     costs ~170 ms to embed a new 2k-token context, two thirds of a check; this costs well under 1 ms.
     """
-    docs = [Counter(content_terms(t)) for t in texts]
+    docs = [_term_counts(t) for t in texts]
     q = Counter(content_terms(query))
     if not docs:
         return np.zeros(0)
@@ -531,6 +553,13 @@ def tfidf_cosine(query: str, texts: Sequence[str]) -> np.ndarray:
         if dn:
             out[i] = sum(w * dv.get(t, 0.0) for t, w in qv.items()) / (qn * dn)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _term_counts(text: str) -> Counter[str]:
+    """Content-term counts of an evidence sentence, cached (read-only to callers): the claims of an
+    answer are checked against largely the same windows, so each sentence is parsed once, not per claim."""
+    return Counter(content_terms(text))
 
 
 def _values(text: str) -> frozenset[str]:
@@ -565,12 +594,8 @@ def _anchor_values(best: list[int], values: frozenset[str], row: np.ndarray, win
 
 
 def strip_citation_markers(text: str) -> str:
-    """``text`` without citation markers (:func:`guardrail.citations.strip_markers`), imported late because
-    the citations module imports the verifiers, which import this module."""
-    try:
-        from .citations import strip_markers
-    except ImportError:  # pragma: no cover - the citations module ships with the package
-        return re.sub(r"\s*\[(?:\d+(?:\s*[,;-]\s*\d+)*|[A-Za-z][\w.-]{0,15})\]", "", text)
+    """``text`` without citation markers (:func:`guardrail.citations.strip_markers`): a claim's "[2]" is
+    bookkeeping, not words to retrieve by."""
     return strip_markers(text)
 
 
@@ -578,6 +603,142 @@ def _minmax(x: np.ndarray) -> np.ndarray:
     """Per row to 0..1; a row with one value everywhere (no lexical match at all) becomes all zeros."""
     lo = x.min(axis=1, keepdims=True)
     return (x - lo) / np.maximum(x.max(axis=1, keepdims=True) - lo, 1e-12)
+
+
+class ContextIndex:
+    """What selection needs of one context, built once and read by every call against that context.
+
+    ``windows`` are cut at construction; the BM25 index, the figures each window states (``_values``)
+    and each window's sentences (for the embedding side) are built on first use, because a BM25
+    selector never embeds and an answer without figures never needs them. The BM25 index and the
+    figures are built under a lock, so concurrent first uses build them once; a window's sentences are
+    cheap and stored first-come. Nothing is changed after it is built, and windows handed out by the
+    selector are copies, so one index serves any number of threads.
+    """
+
+    def __init__(self, windows: list[Window]) -> None:
+        self.windows = windows
+        self._lock = threading.Lock()
+        self._bm25: BM25 | None = None
+        self._values: list[frozenset[str]] | None = None
+        self._sentences: dict[int, list[str]] = {}
+
+    @property
+    def bm25(self) -> BM25:
+        if self._bm25 is None:
+            with self._lock:
+                if self._bm25 is None:
+                    self._bm25 = BM25([content_terms(w.text) for w in self.windows])
+        return self._bm25
+
+    @property
+    def window_values(self) -> list[frozenset[str]]:
+        """The figures each window states (see ``_values``)."""
+        if self._values is None:
+            with self._lock:
+                if self._values is None:
+                    self._values = [_values(w.text) for w in self.windows]
+        return self._values
+
+    def sentences(self, i: int) -> list[str]:
+        """The texts of window ``i``'s sentences (:func:`sentences_of`), the units the embedding side scores."""
+        found = self._sentences.get(i)
+        if found is None:
+            w = self.windows[i]
+            found = [w.text[s - w.start : e - w.start] for s, e in sentences_of(w)]
+            with self._lock:
+                found = self._sentences.setdefault(i, found)
+        return found
+
+
+def context_key(evidence: Sequence[Evidence], max_window_tokens: int, overlap_sentences: int) -> bytes:
+    """Content hash of what a :class:`ContextIndex` is built from: each passage's id (windows carry it),
+    whether it is flattened data (cut at lines, not sentences) and its text, plus the window settings.
+
+    Two calls with the same documents get the same key whatever objects carry them; any change to a
+    text, an id or a setting gives another. Lengths are hashed before each part, so no two different
+    lists of passages run together into the same bytes.
+    """
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"{max_window_tokens}:{overlap_sentences}:{len(evidence)}".encode())
+    for ev in evidence:
+        for part in (ev.id, "flat" if ev.metadata.get("flattened") else "text", ev.text):
+            data = part.encode("utf-8", "surrogatepass")
+            h.update(len(data).to_bytes(8, "little"))
+            h.update(data)
+    return h.digest()
+
+
+class IndexCache:
+    """A thread-safe LRU of :class:`ContextIndex` by :func:`context_key`.
+
+    Bounded twice: at most ``max_entries`` contexts, and at most ``max_chars`` characters of evidence
+    in all (an index holds its windows' texts, about twice the context with overlap, and postings for
+    every term, so memory follows the characters, not the entry count). A context larger than
+    ``max_chars`` is indexed for its call and not kept. Least recently used entries go first.
+
+    Defaults: 64 entries (the contexts a busy service or a ``check_batch`` chunk is checking at once,
+    with room for the passage subsets that citations cite) and 2,000,000 characters (an index with
+    its BM25 postings and window figures takes ~5.5 MB per million characters, measured on RAGTruth
+    contexts with tracemalloc, so ~11 MB at most; a 2k-token context is ~10,000 characters, so 64 of
+    them take ~640,000).
+
+    A build runs outside the lock, so a slow context never blocks calls on others; two threads that
+    miss on the same key at once both build it and the first one stored is kept.
+    """
+
+    def __init__(self, max_entries: int = 64, max_chars: int = 2_000_000) -> None:
+        if max_entries < 0 or max_chars < 0:
+            raise InputError(f"max_entries and max_chars must be >= 0, got {max_entries} and {max_chars}")
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self._entries: OrderedDict[bytes, tuple[ContextIndex, int]] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.builds = 0
+
+    def get(self, key: bytes, chars: int, build: Callable[[], ContextIndex]) -> ContextIndex:
+        """The index stored under ``key``, else ``build()`` (kept when it fits; ``chars``: its evidence's size)."""
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return found[0]
+        index = build()
+        with self._lock:
+            self.builds += 1
+            if self.max_entries == 0 or chars > self.max_chars:
+                return index
+            found = self._entries.get(key)
+            if found is not None:  # built by another thread meanwhile: keep one
+                return found[0]
+            self._entries[key] = (index, chars)
+            self._chars += chars
+            while len(self._entries) > self.max_entries or self._chars > self.max_chars:
+                _, (_, size) = self._entries.popitem(last=False)
+                self._chars -= size
+        return index
+
+    def clear(self) -> None:
+        """Forget every index (benchmarks clear it so that no configuration is timed warm)."""
+        with self._lock:
+            self._entries.clear()
+            self._chars = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def chars(self) -> int:
+        """Characters of evidence held now (at most ``max_chars``)."""
+        return self._chars
+
+
+#: The cache every ``EvidenceSelector`` shares unless given its own: indexes depend only on the
+#: evidence and the window settings (part of the key), never on which selector or verifier asks.
+INDEX_CACHE = IndexCache()
 
 
 class EvidenceSelector:
@@ -609,6 +770,10 @@ class EvidenceSelector:
     BM25 is a small numpy implementation: on 5 windows 0.31 ms against 0.75 ms for ``bm25s``
     (index + 2 queries), on par at 50-1,500 windows (both noise next to embedding).
 
+    A context's windows and index are built once (:meth:`index`) and kept in ``index_cache`` (the
+    shared :data:`INDEX_CACHE` by default; ``IndexCache(max_entries=0)`` keeps none): every claim of
+    an answer is ranked in one pass over it, and later calls with the same documents reuse it.
+
     The selector holds no per-call state; one instance can serve concurrent calls.
     """
 
@@ -623,6 +788,7 @@ class EvidenceSelector:
         max_embedded_windows: int = 64,
         shortlist: int = 16,
         lexical_weight: float = 0.5,
+        index_cache: IndexCache | None = None,
     ) -> None:
         if top_k < 1:
             raise InputError(f"top_k must be at least 1, got {top_k}")
@@ -638,6 +804,7 @@ class EvidenceSelector:
             raise InputError(f"lexical_weight must be within 0..1, got {lexical_weight}")
         self.lexical_weight = lexical_weight
         self._embedder = embedder
+        self.index_cache = INDEX_CACHE if index_cache is None else index_cache
 
     @property
     def embedder(self) -> "Embedder":
@@ -654,49 +821,58 @@ class EvidenceSelector:
             out.extend(make_windows(ev, self.max_window_tokens, self.overlap_sentences))
         return out
 
+    def index(self, evidence: Sequence[Evidence]) -> ContextIndex:
+        """The context's :class:`ContextIndex`, from ``index_cache`` when these documents were seen before."""
+        key = context_key(evidence, self.max_window_tokens, self.overlap_sentences)
+        return self.index_cache.get(key, sum(len(ev.text) for ev in evidence), lambda: ContextIndex(self.windows(evidence)))
+
     def select(self, claims: list[Claim], evidence: list[Evidence], question: str | None = None) -> list[VerificationItem]:
         """One item per claim, in claim order, each with at most ``top_k`` windows in context order."""
-        windows = self.windows(evidence)
         if not claims:
             return []
+        index = self.index(evidence)
+        windows = index.windows
         if not windows:
             return [VerificationItem(claim=c, windows=[], question=question) for c in claims]
         queries = [strip_citation_markers(c.check_text) for c in claims]
-        scores = self.score(queries, windows, question)
+        scores = self.score(queries, windows, question, index=index)
         k = min(self.top_k, len(windows))
-        window_values: list[frozenset[str]] | None = None
         items = []
         for c, query, row in zip(claims, queries, scores):
             best = [int(i) for i in np.argsort(-row, kind="stable")[:k]]
             values = _values(query)
             if values and k > 1:
-                if window_values is None:
-                    window_values = [_values(w.text) for w in windows]
-                best = _anchor_values(best, values, row, window_values)
+                best = _anchor_values(best, values, row, index.window_values)
             picked = [windows[i].model_copy(update={"score": float(row[i])}) for i in sorted(best)]
             items.append(VerificationItem(claim=c, windows=picked, question=question))
         return items
 
-    def score(self, queries: Sequence[str], windows: Sequence[Window], question: str | None = None) -> np.ndarray:
-        """(len(queries), len(windows)) relevance matrix, higher is better; the ranking the selector uses."""
+    def score(self, queries: Sequence[str], windows: Sequence[Window], question: str | None = None, *,
+              index: ContextIndex | None = None) -> np.ndarray:
+        """(len(queries), len(windows)) relevance matrix, higher is better; the ranking the selector uses.
+
+        ``index``: the windows' :class:`ContextIndex` when the caller has it (``select`` does), else one
+        is built for this call.
+        """
+        if index is None:
+            index = ContextIndex(list(windows))
         lexical = None
         if self.method in ("bm25", "hybrid"):
-            bm25 = BM25([content_terms(w.text) for w in windows])
             q_terms = [content_terms(q) for q in queries]
             fallback = content_terms(question) if question else []
             # A claim with no content word ("Yes, it is.") is matched through the question it answers.
-            lexical = np.stack([bm25.scores(t or fallback) for t in q_terms])
+            lexical = np.stack([index.bm25.scores(t or fallback) for t in q_terms])
             if self.method == "bm25":
                 return lexical
-        dense = self._cosines(queries, windows, lexical)
+        dense = self._cosines(queries, index, lexical)
         if self.method == "embedding":
             return dense
         assert lexical is not None
         return self.lexical_weight * _minmax(lexical) + (1.0 - self.lexical_weight) * _minmax(dense)
 
-    def _cosines(self, queries: Sequence[str], windows: Sequence[Window], lexical: np.ndarray | None) -> np.ndarray:
+    def _cosines(self, queries: Sequence[str], index: ContextIndex, lexical: np.ndarray | None) -> np.ndarray:
         embedder = self.embedder
-        n = len(windows)
+        n = len(index.windows)
         if lexical is not None and n > self.max_embedded_windows:
             # Long context: embed each claim's best BM25 windows, rank by rank across claims (every
             # claim's first choice, then every second choice, ...), at most max_embedded_windows in all.
@@ -715,8 +891,7 @@ class EvidenceSelector:
         texts: dict[str, int] = {}
         members: list[list[int]] = []
         for i in keep:
-            w = windows[int(i)]
-            members.append([texts.setdefault(w.text[s - w.start : e - w.start], len(texts)) for s, e in sentences_of(w)])
+            members.append([texts.setdefault(t, len(texts)) for t in index.sentences(int(i))])
         q = embedder.encode([t.strip() for t in queries])
         sims = q @ embedder.encode(list(texts)).T
         dense = np.full((len(queries), n), -1.0, dtype=np.float64)  # not embedded: ranked after every embedded window

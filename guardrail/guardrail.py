@@ -3,7 +3,13 @@
 Each stage is a separate module with a small protocol; this file only wires them, times them and
 turns every stage that cannot run into an explicit ``SkippedCheck`` / ``unevaluatable`` verdict, so
 a report never passes silently. ``check_batch`` verifies the claims of many answers in one batched
-verifier call, which is where throughput on a CPU comes from.
+verifier call, which is where throughput on a CPU comes from; the support checks of an answer's
+citations go into that same call.
+
+``check``, ``acheck`` and ``check_batch`` share one prepare stage (claims, evidence, citation plan:
+CPU-bound, pure Python) and one finish stage (verdicts split per answer, citations judged, the
+report); only the verifier call differs: ``run_verifier`` on the sync paths, ``await
+arun_verifier`` on the async one, so an async verifier (an LLM judge) is awaited, not run in a thread.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .citations import parse_markers, verify_citations
+from .citations import CitationPlan, judge_citations, parse_markers, plan_citations
 from .claims import ClaimExtractor, SentenceClaimExtractor, unchecked_spans
 from .errors import BackendError, InputError
 from .evidence import EvidenceSelector, normalize_context
@@ -35,7 +41,7 @@ from .types import (
     UncheckedSpan,
     VerificationItem,
 )
-from .verifiers import Verifier, VerifierRun, make_verifier, run_verifier, unevaluatable
+from .verifiers import Verifier, VerifierRun, arun_verifier, make_verifier, run_verifier, unevaluatable
 
 __all__ = ["Guardrail", "BatchItem"]
 
@@ -53,7 +59,7 @@ class BatchItem(BaseModel):
 
 @dataclass
 class _Prepared:
-    """An answer after claim extraction and evidence selection, waiting for the verifier."""
+    """An answer after claim extraction and evidence selection, waiting for the verifier, then its results."""
 
     answer: str
     question: str | None
@@ -67,6 +73,15 @@ class _Prepared:
     unchecked: list[UncheckedSpan] = field(default_factory=list)
     schema_result: SchemaResult | None = None
     latencies_ms: dict[str, float] = field(default_factory=dict)
+    # Citations: existence and quotes decided, support checks waiting in citation_items (same verifier call).
+    citation_plan: CitationPlan | None = None
+    citation_items: list[VerificationItem] = field(default_factory=list)
+    # Filled by the verify stage: a verdict per claim and per citation check (index -> why for a check
+    # that did not fully run), and the verifier's error when the call carrying the citation checks failed.
+    verdicts: list[ClaimVerdict] = field(default_factory=list)
+    citation_verdicts: list[ClaimVerdict] = field(default_factory=list)
+    citation_not_run: dict[int, str] = field(default_factory=dict)
+    citation_error: str | None = None
 
 
 def _as_text(value: Any, what: str) -> str:
@@ -165,16 +180,25 @@ class Guardrail:
     def check(self, answer: str, context: Any, question: str | None = None, *, schema: Schema | None = None) -> CheckReport:
         # Spans (guardrail.tracing) mirror the stages timed in latencies_ms; no-ops without an exporter.
         with span("check", verifier=self.verifier.name):
-            with span("prepare"):  # claims + evidence selection
+            with span("prepare"):  # claims + evidence selection + citation plan
                 prepared = self._prepare(answer, context, question, schema)
-            with span("verify", items=len(prepared.items)):
-                verdicts = self._verify([prepared])
-            with span("finish"):  # citations + the report
-                return self._finish(prepared, verdicts[0])
+            with span("verify", items=_n_items([prepared])):
+                self._verify([prepared])
+            with span("finish"):  # citations judged + the report
+                return self._finish(prepared)
 
     async def acheck(self, answer: str, context: Any, question: str | None = None, *, schema: Schema | None = None) -> CheckReport:
-        """Runs the CPU-bound check in a worker thread so the event loop stays free."""
-        return await asyncio.to_thread(self.check, answer, context, question, schema=schema)
+        """``check`` for an event loop: the CPU-bound prepare stage runs in a worker thread so the loop
+        stays free, the verifier is awaited (``arun_verifier``: its own ``averify`` when it has one, so
+        an LLM judge's requests run concurrently on the loop; a sync model in a thread), then the
+        report is put together. ``verifier_timeout_s`` bounds the verifier call here too."""
+        with span("check", verifier=self.verifier.name):
+            with span("prepare"):
+                prepared = await asyncio.to_thread(self._prepare, answer, context, question, schema)
+            with span("verify", items=_n_items([prepared])):
+                await self._averify([prepared])
+            with span("finish"):
+                return self._finish(prepared)
 
     def check_batch(
         self,
@@ -207,10 +231,10 @@ class Guardrail:
 
     def _run_chunk(self, chunk: list[tuple[int, _Prepared | Exception]]) -> Iterator[CheckReport | Exception]:
         ready = [p for _, p in chunk if isinstance(p, _Prepared)]
-        with span("verify", items=sum(len(p.items) for p in ready), answers=len(ready)):
-            verdicts = iter(self._verify(ready)) if ready else iter(())
+        with span("verify", items=_n_items(ready), answers=len(ready)):
+            self._verify(ready)
         for _, p in chunk:
-            yield self._finish(p, next(verdicts)) if isinstance(p, _Prepared) else p
+            yield self._finish(p) if isinstance(p, _Prepared) else p
 
     def _prepare(self, answer: Any, context: Any, question: str | None, schema: Schema | None) -> _Prepared:
         answer = _as_text(answer, "answer")
@@ -240,6 +264,13 @@ class Guardrail:
         timings["claims"] = _ms(t0)
         if not p.claims:  # no claim: the policy's on_no_claims (or unchecked_text, for factual spans) decides
             return p
+        if self.check_citations and (self.require_citations or parse_markers(answer)):
+            t0 = time.perf_counter()
+            try:
+                p.citation_plan = plan_citations(p.claims, evidence, require_citations=self.require_citations)
+            except InputError as exc:  # more markers than citations.MAX_MARKERS
+                p.skipped.append(SkippedCheck(check="citations", reason=f"citation support check failed: {exc}"))
+            timings["citations"] = _ms(t0)
 
         context_chars = sum(len(e.text) for e in evidence)
         if not any(e.text.strip() for e in evidence):
@@ -253,12 +284,35 @@ class Guardrail:
         if reason:
             empty = [VerificationItem(claim=c, windows=[], question=question) for c in p.claims]
             p.preset = {it.claim.id: unevaluatable(it, reason, self.verifier.name) for it in empty}
+            if p.citation_plan is not None:  # the cited passages are part of the same context: not checked either
+                p.citation_verdicts = [unevaluatable(VerificationItem(claim=ch.claim, windows=[], question=question),
+                                                     reason, self.verifier.name) for ch in p.citation_plan.checks]
             return p
 
         t0 = time.perf_counter()
         p.items = self.selector.select(p.claims, evidence, question)
         timings["evidence_select"] = _ms(t0)
+        if p.citation_plan is not None and p.citation_plan.checks:
+            t0 = time.perf_counter()
+            p.citation_items = self._citation_items(p.citation_plan, evidence, question)
+            timings["citations"] += _ms(t0)
         return p
+
+    def _citation_items(self, plan: CitationPlan, evidence: list[Evidence], question: str | None) -> list[VerificationItem]:
+        """A verifier item per citation check: the claim against windows of only the passages it cites.
+
+        Checks citing the same passages are selected together, one selector pass per distinct set of
+        cited passages (whose index the selector caches), in the order of ``plan.checks``.
+        """
+        by_id = {e.id: e for e in evidence}
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for k, check in enumerate(plan.checks):
+            groups.setdefault(tuple(check.evidence_ids), []).append(k)
+        items: dict[int, VerificationItem] = {}
+        for ids, ks in groups.items():
+            chosen = self.selector.select([plan.checks[k].claim for k in ks], [by_id[i] for i in ids], question)
+            items.update(zip(ks, chosen))
+        return [items[k] for k in range(len(plan.checks))]
 
     def _extract(self, answer: str) -> tuple[list[Claim], list[UncheckedSpan]]:
         """Claims and the text they leave unchecked, from any extractor.
@@ -284,50 +338,71 @@ class Guardrail:
         # Valid or not, every field the answer states is checked against the context, numbers included.
         return result, field_claims(answer, result.parsed) if result.parsed is not None else []
 
-    def _verify(self, prepared: Sequence[_Prepared]) -> list[list[ClaimVerdict]]:
-        """One batched verifier call over the items of every prepared answer."""
-        flat = [it for p in prepared for it in p.items]
+    def _verify(self, prepared: Sequence[_Prepared]) -> None:
+        """One batched verifier call over the claim and citation items of every prepared answer."""
+        flat = _flat_items(prepared)
         t0 = time.perf_counter()
-        failure: str | None = None
-        run = VerifierRun(verdicts=[])
+        run: VerifierRun | BackendError = VerifierRun(verdicts=[])
         if flat:
             # run_verifier turns anything a (custom) verifier raises, a wrong-length or malformed reply, into BackendError.
             try:
                 run = run_verifier(self.verifier, flat, batch_size=self.batch_size, timeout_s=self.verifier_timeout_s)
             except BackendError as exc:
-                failure = f"verifier '{self.verifier.name}' failed: {exc}"
-                run = VerifierRun(verdicts=[unevaluatable(it, failure, self.verifier.name) for it in flat])
-        verdicts = run.verdicts
-        per_item_ms = _ms(t0) / max(len(flat), 1)
-        out, pos = [], 0
+                run = exc
+        self._settle(prepared, flat, run, _ms(t0))
+
+    async def _averify(self, prepared: Sequence[_Prepared]) -> None:
+        """``_verify`` on the event loop: the same call awaited through ``arun_verifier``."""
+        flat = _flat_items(prepared)
+        t0 = time.perf_counter()
+        run: VerifierRun | BackendError = VerifierRun(verdicts=[])
+        if flat:
+            try:
+                run = await arun_verifier(self.verifier, flat, batch_size=self.batch_size, timeout_s=self.verifier_timeout_s)
+            except BackendError as exc:
+                run = exc
+        self._settle(prepared, flat, run, _ms(t0))
+
+    def _settle(self, prepared: Sequence[_Prepared], flat: list[VerificationItem], run: VerifierRun | BackendError,
+                elapsed_ms: float) -> None:
+        """Hands each answer its share of the call ``flat`` (see ``_flat_items``): its claims' verdicts,
+        its citation checks' verdicts, and what did not run. A failed call (``run`` is the error) makes
+        every item unevaluatable with the reason and a skipped "verify" check; it is never a pass."""
+        failure: str | None = None
+        error: str | None = None
+        if isinstance(run, BackendError):
+            error, failure = str(run), f"verifier '{self.verifier.name}' failed: {run}"
+            run = VerifierRun(verdicts=[unevaluatable(it, failure, self.verifier.name) for it in flat])
+        per_item_ms = elapsed_ms / max(len(flat), 1)
+        pos = 0
         for p in prepared:
-            mine = verdicts[pos : pos + len(p.items)]
-            pos += len(p.items)
-            by_id = {v.claim_id: v for v in mine} | p.preset
-            out.append([by_id[c.id] for c in p.claims if c.id in by_id])
-            p.latencies_ms["verify"] = per_item_ms * len(p.items)
+            claims_end = pos + len(p.items)
+            end = claims_end + len(p.citation_items)
+            by_id = {v.claim_id: v for v in run.verdicts[pos:claims_end]} | p.preset
+            p.verdicts = [by_id[c.id] for c in p.claims if c.id in by_id]
+            if p.citation_items:
+                p.citation_verdicts = run.verdicts[claims_end:end]
+                p.citation_not_run = {u.index - claims_end: u.reason for u in run.unchecked if claims_end <= u.index < end}
+            p.latencies_ms["verify"] = per_item_ms * (end - pos)
             if failure and p.items:
                 p.skipped.append(SkippedCheck(check="verify", reason=failure, claim_ids=[it.claim.id for it in p.items]))
+            if error and p.citation_items:
+                p.citation_error = error
             # Claims whose verdict stands although part of the verifier did not run (a cascade's judge).
-            p.skipped.extend(run.skipped(flat, pos - len(p.items), pos))
-        return out
+            p.skipped.extend(run.skipped(flat, pos, claims_end))
+            pos = end
 
-    def _finish(self, p: _Prepared, verdicts: list[ClaimVerdict]) -> CheckReport:
+    def _finish(self, p: _Prepared) -> CheckReport:
+        t0 = time.perf_counter()
         citations = None
-        if self.check_citations and p.claims and (self.require_citations or parse_markers(p.answer)):
-            t0 = time.perf_counter()
-            try:
-                citations = verify_citations(
-                    p.claims,
-                    p.evidence,
-                    verifier=self.verifier,
-                    make_item=lambda claim, docs: self.selector.select([claim], docs, p.question)[0],
-                    require_citations=self.require_citations,
-                    support_threshold=self.threshold,
-                )
-            except (BackendError, InputError) as exc:  # verifier down, or more markers than citations.MAX_MARKERS
-                p.skipped.append(SkippedCheck(check="citations", reason=f"citation support check failed: {exc}"))
-            p.latencies_ms["citations"] = _ms(t0)
+        if p.citation_plan is not None:
+            if p.citation_error is not None:  # support unknown: the check did not run, it did not pass
+                p.skipped.append(SkippedCheck(check="citations", reason=f"citation support check failed: {p.citation_error}"))
+            else:
+                citations = judge_citations(p.citation_plan, p.citation_verdicts, support_threshold=self.threshold,
+                                            not_run=p.citation_not_run)
+            p.latencies_ms["citations"] = p.latencies_ms.get("citations", 0.0) + _ms(t0)
+        verdicts = p.verdicts
         p.skipped.extend(_unevaluated_checks(verdicts, p.skipped))
         # Unevaluatable verdicts carry no score; they surface through report.complete / skipped.
         score = max((v.hallucination_score for v in verdicts if v.label is not Label.unevaluatable), default=0.0)
@@ -349,6 +424,20 @@ class Guardrail:
             unchecked=p.unchecked,
             verifier=self.verifier.name,
         )
+
+
+def _flat_items(prepared: Sequence[_Prepared]) -> list[VerificationItem]:
+    """The items of one verifier call: per answer, its claims' items, then its citation checks' items.
+
+    Keeping an answer's items together keeps what a verifier infers per answer (the chain-of-verification
+    budget, ``cove.answer_segments``) per answer; the citation items restart the claim numbering, so
+    they read as an answer of their own, as they were when citations had a call of their own.
+    """
+    return [it for p in prepared for it in (*p.items, *p.citation_items)]
+
+
+def _n_items(prepared: Sequence[_Prepared]) -> int:
+    return sum(len(p.items) + len(p.citation_items) for p in prepared)
 
 
 def _unevaluated_checks(verdicts: list[ClaimVerdict], skipped: list[SkippedCheck]) -> list[SkippedCheck]:

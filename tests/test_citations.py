@@ -8,9 +8,19 @@ from collections.abc import Sequence
 import pytest
 
 from guardrail import Guardrail
-from guardrail.citations import MAX_MARKERS, CitationMarker, parse_markers, resolve_target, strip_markers, verify_citations
+from guardrail.citations import (
+    MAX_MARKERS,
+    CitationMarker,
+    CitationPlan,
+    judge_citations,
+    parse_markers,
+    plan_citations,
+    resolve_target,
+    strip_markers,
+)
 from guardrail.errors import BackendError, InputError
 from guardrail.evidence import EvidenceSelector
+from guardrail.verifiers import VerifierRun, run_verifier
 from guardrail.verifiers.cascade import CascadeVerifier
 from guardrail.types import Claim, ClaimVerdict, Evidence, Label, VerificationItem, Window
 
@@ -146,7 +156,7 @@ def test_exact_numeric_id_beats_position() -> None:
     assert resolve_target("3", ev) == "2"  # no id "3": third position
 
 
-# --------------------------------------------------------------------------- verify_citations
+# --------------------------------------------------------------------------- plan_citations + judge_citations
 
 
 class DictVerifier:
@@ -189,6 +199,19 @@ def make_item(claim: Claim, evidence: list[Evidence]) -> VerificationItem:
         claim=claim,
         windows=[Window(evidence_id=e.id, start=0, end=len(e.text), text=e.text) for e in evidence],
     )
+
+
+def verify_citations(claims, evidence, *, verifier, make_item=make_item, require_citations=False,
+                     support_threshold=0.5, max_markers=MAX_MARKERS):
+    """What the facade does with the two steps, minus the claims: plan, one verifier call over the checks, judge."""
+    plan = plan_citations(claims, evidence, require_citations=require_citations, max_markers=max_markers)
+    if verifier is None:
+        return judge_citations(plan, None, support_threshold=support_threshold)
+    by_id = {e.id: e for e in evidence}
+    items = [make_item(ch.claim, [by_id[i] for i in ch.evidence_ids]) for ch in plan.checks]
+    run = run_verifier(verifier, items) if items else VerifierRun(verdicts=[])
+    return judge_citations(plan, run.verdicts, support_threshold=support_threshold,
+                           not_run={u.index: u.reason for u in run.unchecked})
 
 
 EV = [
@@ -301,17 +324,19 @@ def test_threshold_is_respected() -> None:
     assert verify_citations(claims, EV, verifier=v, make_item=make_item, support_threshold=0.3).results[0].supports is True
 
 
-def test_support_threshold_defaults_to_the_verifiers_calibrated_one() -> None:
+def test_support_threshold_is_the_claim_threshold_the_verifiers_calibrated_one_by_default() -> None:
     """Issue 15 item 7: a cited passage that contradicts its claim at 0.22 was support under a fixed 0.5."""
-    claims = [claim("c1", "Berlin is the capital of France", ["[2]"])]
-    v = DictVerifier({("c1", ("e2",)): 0.22})
-    v.labels = {"c1": Label.contradicted}
+    v = DictVerifier({})
+    v.scores = _AnyClaim(0.22)
+    v.labels = _AnyClaim(Label.contradicted)
     v.recommended_threshold = 0.12
-    (r,) = verify_citations(claims, EV, verifier=v, make_item=make_item).results
+    g = Guardrail(v, selector=EvidenceSelector(method="bm25"))
+    assert g.threshold == 0.12
+    (r,) = g.check("Berlin is the capital of France [2].", EV).citations.results
     assert r.supports is False and r.support_score == pytest.approx(0.78)
     assert "contradicted, score 0.22 >= threshold 0.12" in (r.reason or "")
-    lenient = verify_citations(claims, EV, verifier=v, make_item=make_item, support_threshold=0.5)
-    assert lenient.results[0].supports is True  # an explicit threshold still wins
+    lenient = Guardrail(v, selector=EvidenceSelector(method="bm25"), threshold=0.5)
+    assert lenient.check("Berlin is the capital of France [2].", EV).citations.results[0].supports is True
 
 
 def test_repeated_markers_are_checked_once_per_claim_and_passage() -> None:
@@ -378,16 +403,25 @@ class _AnyClaim(dict):
         return self.value
 
 
-def test_a_verifier_raising_anything_is_a_backend_error() -> None:
+def test_a_verifier_raising_anything_skips_the_citation_check_and_never_passes_it() -> None:
     class Broken:
         name = "broken"
 
+        def __init__(self) -> None:
+            self.calls = 0
+
         def verify(self, items, batch_size=32):
+            self.calls += 1
             return 1 / 0
 
-    with pytest.raises(BackendError, match="verifier 'broken' raised ZeroDivisionError") as info:
-        verify_citations([claim("c1", "Berlin", ["[2]"])], EV, verifier=Broken(), make_item=make_item)
-    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    v = Broken()
+    report = Guardrail(v, selector=EvidenceSelector(method="bm25")).check("Berlin is the capital of Germany [2].", EV)
+    assert v.calls == 1  # claims and citations share the call; no second try for the citations
+    assert report.citations is None and not report.complete
+    by_check = {s.check: s.reason for s in report.skipped}
+    assert set(by_check) == {"verify", "citations"}
+    assert by_check["citations"].startswith("citation support check failed: ")
+    assert "verifier 'broken' raised ZeroDivisionError" in by_check["citations"]
 
 
 def test_support_the_cascade_judge_did_not_check_is_left_unknown() -> None:
@@ -408,10 +442,17 @@ def test_support_the_cascade_judge_did_not_check_is_left_unknown() -> None:
     assert r2.supports is True and report.attribution_precision == 1.0
 
 
-def test_verifier_returning_wrong_count_raises() -> None:
-    v = DictVerifier({("c1", ("e2",)): 0.1}, count_offset=1)
-    with pytest.raises(BackendError, match="returned 0 verdicts for 1"):
-        verify_citations([claim("c1", "Berlin", ["[2]"])], EV, verifier=v, make_item=make_item)
+def test_verifier_returning_wrong_count_skips_the_citation_check() -> None:
+    v = DictVerifier(_AnyClaim(0.1), count_offset=1)
+    report = Guardrail(v, selector=EvidenceSelector(method="bm25")).check("Berlin is the capital of Germany [2].", EV)
+    assert report.citations is None
+    assert any(s.check == "citations" and "returned 1 verdicts for 2 items" in s.reason for s in report.skipped)
+
+
+def test_judge_citations_refuses_verdicts_that_do_not_match_the_checks() -> None:
+    plan = plan_citations([claim("c1", "Berlin", ["[2]"])], EV)
+    with pytest.raises(InputError, match="0 verdicts for 1 citation checks"):
+        judge_citations(plan, [], support_threshold=0.5)
 
 
 def test_raw_marker_styles_resolve() -> None:
@@ -425,3 +466,100 @@ def test_raw_marker_styles_resolve() -> None:
     report = verify_citations(claims, EV, verifier=None, make_item=make_item)
     assert [r.target_ids for r in report.results] == [["e2"], ["e3"], ["e1"], ["e2"], ["e3"]]
     assert all(r.exists for r in report.results)
+
+
+# --------------------------------------------------------------------------- citations in the facade's one verifier call
+
+
+class Recording(DictVerifier):
+    """A DictVerifier whose missing keys score ``default`` (claim items see every passage)."""
+
+    def __init__(self, scores: dict, default: float = 0.1):
+        super().__init__(scores)
+        self.default = default
+
+    def verify(self, items, batch_size=32):
+        for it in items:
+            self.scores.setdefault((it.claim.id, tuple(w.evidence_id for w in it.windows)), self.default)
+        return super().verify(items, batch_size)
+
+
+def _ids(item: VerificationItem) -> tuple[str, tuple[str, ...]]:
+    return item.claim.id, tuple(w.evidence_id for w in item.windows)
+
+
+def test_citation_checks_ride_in_the_claims_verifier_call() -> None:
+    v = Recording({("c2", ("e1",)): 0.9})
+    g = Guardrail(v, selector=EvidenceSelector(method="bm25"))
+    report = g.check("Berlin is the capital of Germany [2]. The tower opened in 1889 [1][3].", EV)
+    (call,) = v.calls  # one call: no second, unbatched pass for the citations
+    assert [_ids(it) for it in call] == [
+        ("c1", ("e1", "e2", "e3")), ("c2", ("e1", "e2", "e3")),  # the claims, against the whole context
+        ("c1", ("e2",)), ("c2", ("e1",)), ("c2", ("e3",)),  # then each citation, against its cited passage only
+    ]
+    assert [(r.marker, r.supports) for r in report.citations.results] == [("[2]", True), ("[1]", False), ("[3]", True)]
+    assert report.citations.attribution_precision == pytest.approx(2 / 3)
+    assert report.latencies_ms["citations"] >= 0 and report.complete
+
+
+def test_check_batch_verifies_every_answers_claims_and_citations_in_one_call() -> None:
+    v = Recording({("c1", ("e1",)): 0.9})
+    g = Guardrail(v, selector=EvidenceSelector(method="bm25"))
+    answers = ["Berlin is the capital of Germany [2].", "", "The tower is 330 metres tall [1].", "Paris is big."]
+    reports = list(g.check_batch([{"response": a, "context": EV} for a in answers]))
+    assert len(v.calls) == 1 and len(v.calls[0]) == 5  # 3 claims + 2 citation checks
+    assert isinstance(reports[1], InputError)
+    assert reports[0].citations.results[0].supports is True
+    assert reports[2].citations.results[0].supports is False  # its own verdict, not the first answer's
+    assert reports[3].citations is None  # no marker, citations not required
+
+
+def test_support_the_cascade_judge_did_not_check_is_left_unknown_through_the_facade() -> None:
+    class Down:
+        name = "judge"
+
+        def verify(self, items, batch_size=32):
+            raise BackendError("judge unreachable")
+
+    fast = Recording({("c1", ("e2",)): 0.45}, default=0.05)  # only the citation check falls in the judge's band
+    fast.recommended_threshold = 0.5
+    report = Guardrail(CascadeVerifier(fast, Down()), selector=EvidenceSelector(method="bm25")).check(
+        "Berlin is the capital of Germany [2].", EV)
+    (r,) = report.citations.results
+    assert r.supports is None and "judge unreachable" in (r.reason or "")
+    assert report.citations.attribution_precision is None
+    assert report.skipped == []  # the claim's own verdict was fully checked: nothing is listed for it
+
+
+def test_citations_are_not_checked_against_a_context_over_the_limit() -> None:
+    v = Recording({})
+    g = Guardrail(v, selector=EvidenceSelector(method="bm25"), max_context_chars=40)
+    report = g.check("Berlin is the capital of Germany [2]. It is in Europe [7].", EV)
+    assert v.calls == []
+    ok, missing = report.citations.results
+    assert ok.exists and ok.supports is None and "support not checked: context is over the limit" in (ok.reason or "")
+    assert not missing.exists and missing.supports is False
+    assert [s.check for s in report.skipped] == ["evidence"]
+
+
+def test_plan_lists_checks_without_calling_anything_and_judging_leaves_it_unchanged() -> None:
+    claims = [claim("c1", "Berlin is the capital", ["[2]", "[Source 2]", "[9]"])]
+    plan = plan_citations(claims, EV)
+    assert [(ch.claim.id, ch.evidence_ids) for ch in plan.checks] == [("c1", ["e2"])]
+    assert plan.judged_by == [(0, 0), (1, 0)]
+    assert [r.supports for r in plan.results] == [None, None, False]
+    verdict = ClaimVerdict(claim_id="c1", label=Label.supported, confidence=0.9, hallucination_score=0.1)
+    report = judge_citations(plan, [verdict], support_threshold=0.5)
+    assert [r.supports for r in report.results] == [True, True, False]
+    assert [r.supports for r in plan.results] == [None, None, False]  # the plan can be judged again
+    assert CitationPlan.model_validate_json(plan.model_dump_json()) == plan
+
+
+def test_citations_module_does_not_reach_up_into_the_verifiers() -> None:
+    import ast
+    import guardrail.citations as module
+
+    tree = ast.parse(open(module.__file__, encoding="utf-8").read())
+    imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    assert not [m for m in imported if "verifiers" in m or m in (".guardrail", "guardrail.guardrail")]

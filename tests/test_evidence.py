@@ -281,7 +281,7 @@ def test_a_window_that_states_the_claims_figure_is_kept():
             "review stars: 4.0. Great sandwiches.", "business stars: 3.5.", "attributes: parking, wifi."]
 
     class Ranked(EvidenceSelector):
-        def score(self, queries, windows, question=None):
+        def score(self, queries, windows, question=None, *, index=None):
             return np.array([[0.9, 0.8, 0.7, 0.1, 0.2]] * len(queries))
 
     claim = _claim(0, "Panino is a sandwich shop in Goleta rated 3.5 stars.")

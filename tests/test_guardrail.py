@@ -251,3 +251,112 @@ def test_an_answer_of_only_unchecked_facts_is_not_complete(guard):
     report = guard.check("Why is the Eiffel Tower 530 metres tall?", EIFFEL_CONTEXT)
     assert report.claims == [] and not report.hallucinated
     assert not report.complete and report.unchecked_factual
+
+
+# --------------------------------------------------------------------------- the async path (issue 16)
+
+
+class _AsyncOnly:
+    """A verifier with a native ``averify``; its sync ``verify`` must never be used by ``acheck``."""
+
+    name = "async-only"
+
+    def __init__(self, delay_s: float = 0.0):
+        self.delay_s = delay_s
+        self.calls: list[tuple[asyncio.AbstractEventLoop, int, int]] = []  # (loop, thread, items)
+        self.cancelled = 0
+
+    def verify(self, items, batch_size=32):
+        raise AssertionError("acheck ran the sync verify")
+
+    async def averify(self, items, batch_size=32):
+        import threading
+
+        from guardrail.verifiers.base import scored_verdict
+
+        self.calls.append((asyncio.get_running_loop(), threading.get_ident(), len(items)))
+        try:
+            await asyncio.sleep(self.delay_s)
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return [scored_verdict(it, 0.1, 0.5, "stub", self.name) for it in items]
+
+
+def test_acheck_awaits_an_async_verifier_on_the_event_loop():
+    import threading
+
+    v = _AsyncOnly(delay_s=0.01)
+    guard = Guardrail(v, selector=_bm25())
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        reports = await asyncio.gather(guard.acheck(RIGHT, EIFFEL_CONTEXT), guard.acheck(RIGHT + " [1]", EIFFEL_CONTEXT))
+        return loop, reports
+
+    loop, (plain, cited) = asyncio.run(run())
+    assert [(lp is loop, tid == threading.get_ident()) for lp, tid, _ in v.calls] == [(True, True), (True, True)]
+    assert sorted(n for _, _, n in v.calls) == [1, 2]  # the cited answer: its claim and its citation in one call
+    assert plain.complete and not plain.hallucinated and plain.verifier == "async-only"
+    assert cited.citations.results[0].supports is True
+
+
+def test_acheck_and_check_share_one_report_shape():
+    guard = Guardrail("heuristic", selector=_bm25())
+    answer, context = WRONG + " It opened to visitors [2].", [EIFFEL_CONTEXT, "The tower opened to visitors in 1889."]
+    sync = guard.check(answer, context)
+    async_ = asyncio.run(guard.acheck(answer, context))
+    drop = {"latencies_ms"}
+    assert async_.model_dump(exclude=drop) == sync.model_dump(exclude=drop)
+    assert set(async_.latencies_ms) == set(sync.latencies_ms)
+
+
+def test_acheck_times_out_an_async_verifier_and_cancels_it():
+    import time
+
+    v = _AsyncOnly(delay_s=30)
+    guard = Guardrail(v, selector=_bm25(), verifier_timeout_s=0.05)
+    started = time.perf_counter()
+    report = asyncio.run(guard.acheck(RIGHT + " [1]", EIFFEL_CONTEXT))
+    assert time.perf_counter() - started < 5
+    assert v.cancelled == 1
+    assert all(x.label is Label.unevaluatable and "no result within 0.05 s" in x.reason for x in report.verdicts)
+    assert not report.complete and report.citations is None
+    assert {s.check for s in report.skipped} == {"verify", "citations"}
+
+
+def test_an_async_verifiers_own_timeout_error_is_a_failed_check_not_a_crash():
+    class OwnTimeout(_AsyncOnly):
+        async def averify(self, items, batch_size=32):
+            raise asyncio.TimeoutError("upstream read timed out")
+
+    report = asyncio.run(Guardrail(OwnTimeout(), selector=_bm25()).acheck(RIGHT, EIFFEL_CONTEXT))
+    assert all(x.label is Label.unevaluatable for x in report.verdicts)
+    (skip,) = report.skipped
+    assert skip.check == "verify" and "TimeoutError" in skip.reason
+
+
+def test_acheck_with_a_sync_verifier_still_runs_it_and_honours_the_timeout():
+    import time
+
+    class Slow:
+        name = "slow"
+
+        def verify(self, items, batch_size=32):
+            time.sleep(1.0)
+            return _Broken().verify(items)
+
+    async def run():
+        started = time.perf_counter()
+        report = await Guardrail(Slow(), selector=_bm25(), verifier_timeout_s=0.05).acheck(RIGHT, EIFFEL_CONTEXT)
+        return report, time.perf_counter() - started
+
+    report, elapsed = asyncio.run(run())  # asyncio.run itself then waits for the abandoned thread
+    assert elapsed < 0.9
+    assert report.skipped[0].check == "verify" and "no result within 0.05 s" in report.skipped[0].reason
+
+
+def _bm25():
+    from guardrail.evidence import EvidenceSelector
+
+    return EvidenceSelector(method="bm25")

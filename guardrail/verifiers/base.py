@@ -142,7 +142,11 @@ def run_verifier(verifier: Verifier, items: Sequence[VerificationItem], batch_si
 
 async def arun_verifier(verifier: Verifier, items: Sequence[VerificationItem], batch_size: int = 32, *,
                         timeout_s: float | None = None) -> VerifierRun:
-    """Async ``run_verifier``: the verifier's ``averify_run`` / ``averify`` when it has one, else a thread."""
+    """Async ``run_verifier``: the verifier's ``averify_run`` / ``averify`` when it has one, else a thread.
+
+    ``timeout_s`` bounds the whole call (``asyncio.wait_for``): a native coroutine is cancelled; a sync
+    verifier's thread cannot be, and is abandoned as :func:`call_with_deadline` abandons it.
+    """
     items = list(items)
 
     async def call() -> Any:
@@ -156,6 +160,8 @@ async def arun_verifier(verifier: Verifier, items: Sequence[VerificationItem], b
     try:
         out = await (call() if timeout_s is None else asyncio.wait_for(call(), timeout_s))
     except asyncio.TimeoutError as exc:
+        if timeout_s is None:  # the verifier's own timeout (an HTTP client's): a failure like any other
+            raise _wrap(verifier, exc) from exc
         raise BackendError(f"verifier {_name(verifier)!r}: no result within {timeout_s:g} s") from exc
     except Exception as exc:  # noqa: BLE001
         error = _wrap(verifier, exc)
