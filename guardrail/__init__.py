@@ -37,16 +37,23 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    # The facade pulls in the evidence and model stack; load it on first use, not on import.
+    # Loaded on first use, not on import: the facade pulls in the evidence and model stack, the
+    # pipeline the policy engine.
     if name in ("Guardrail", "BatchItem"):
         from . import guardrail as _facade
 
         return getattr(_facade, name)
+    if name == "Pipeline":
+        from .pipeline import Pipeline
+
+        return Pipeline
     raise AttributeError(f"module 'guardrail' has no attribute {name!r}")
+
 
 __all__ = [
     "Guardrail",
     "BatchItem",
+    "Pipeline",
     "CheckReport",
     "CitationReport",
     "CitationResult",

@@ -63,5 +63,5 @@ def run_demo(verifier: str = "default", with_policy: bool = True, console: Conso
         except ImportError:
             return 0
         console.print()
-        run_policy_demo(check=lambda answer, ctx, question=None: guardrail.check(answer, ctx, question), console=console)
+        run_policy_demo(check=guardrail.check, console=console)  # each tenant's pipeline resolves its verifier
     return 0

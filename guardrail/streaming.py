@@ -3,8 +3,9 @@
 Why a buffer at all: a guardrail that checks after the last token makes the user wait for the
 whole answer; one that passes tokens through unchecked is no guardrail. Here text is buffered to
 sentence boundaries (``guardrail.claims.split_units``, the same splitter the claims come from),
-each complete sentence goes through ``guard`` (check -> policy -> optional regeneration) and only
-then is released: respond as is, caveat marked, regenerate replaced, abstain/escalate withheld.
+each complete sentence goes through the tenant's ``guardrail.Pipeline`` (check -> policy -> optional
+regeneration) and only then is released: respond as is, caveat marked, regenerate replaced,
+abstain/escalate withheld.
 
 Framework-free on purpose: the LangChain and LlamaIndex adapters only translate chunks to text and
 back. Everything that depends on one stream lives in a ``StreamGuard`` created for that stream, so
@@ -33,8 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .claims import split_units
 from .errors import BackendError, ConfigError, InputError, StreamInterrupted
-from .policy import Action, Decision, Policy, Reason, ReasonCode, aguard, decide_failure, guard
-from .policy import SEVERITY, Caveat, CaveatStyle
+from .pipeline import Pipeline
+from .policy import SEVERITY, Action, AuditLog, Caveat, CaveatStyle, Decision, Policy, Reason, ReasonCode, decide_failure
 
 __all__ = ["SentenceBuffer", "CheckedSegment", "StreamGuard", "check_stream", "acheck_stream", "run_stream", "arun_stream",
            "STREAM_CHECK"]
@@ -178,6 +179,9 @@ class _Held:
 class StreamGuard:
     """State of one checked stream. Create one per stream; never share it between streams.
 
+    ``pipeline`` is the tenant's ``guardrail.Pipeline`` (``Pipeline.stream_guard`` passes it); without
+    one, ``check``, ``policy``, ``llm``, ``audit`` and ``tenant`` build it (see ``Pipeline``).
+
     ``context`` (and ``question``) may be a zero-argument callable: it is called before each check,
     so evidence that arrives while the answer streams (a retriever callback, a "context" key of a
     streamed dict) is used as soon as it is there.
@@ -194,6 +198,9 @@ class StreamGuard:
       ``decision`` is the answer's decision, the one ``guard``/``invoke`` gives, made at least as
       severe as what the segments got; if it withholds, nothing more is released.
 
+    The stream records its decisions in the pipeline's audit log itself: one per released segment,
+    the whole answer's last.
+
     An upstream that fails or ends early (``StreamInterrupted``) is a check that could not run:
     the unfinished fragment gets the policy's failure mode for the check "stream".
     """
@@ -202,18 +209,30 @@ class StreamGuard:
         self,
         context: Any,
         *,
-        check: Callable[..., Any],
-        policy: Policy,
+        pipeline: Pipeline | None = None,
+        check: Callable[..., Any] | None = None,
+        policy: Policy | None = None,
         llm: Any | None = None,
-        audit: Any | None = None,
+        audit: AuditLog | None = None,
         tenant: str = "default",
         question: str | None | Callable[[], str | None] = None,
         request_id: str | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        self._context = context
-        self._check, self._policy, self._llm, self._audit = check, policy, llm, audit
-        self._tenant, self._question, self._request_id = tenant, question, request_id
+        if pipeline is None:
+            if check is None or policy is None:
+                raise ConfigError("a checked stream needs a pipeline, or a check and a policy to build one", field="pipeline")
+            pipeline = Pipeline(check, policy, llm=llm, audit=audit, tenant=tenant)
+        elif (check, policy, llm, audit, tenant) != (None, None, None, None, "default"):
+            raise ConfigError("give a pipeline, or the check, policy, llm, audit and tenant to build one, not both",
+                              field="pipeline")
+        self.pipeline = pipeline
+        # A segment checked while the upstream still streams is never rewritten (see the class doc), and
+        # the stream writes its own audit rows: so the segments' pipelines have no audit, and one no LLM.
+        self._checking = pipeline.replace(llm=None, audit=None)
+        self._rewriting = pipeline.replace(audit=None)
+        self._policy, self._llm, self._audit, self._tenant = pipeline.policy, pipeline.llm, pipeline.audit, pipeline.tenant
+        self._context, self._question, self._request_id = context, question, request_id
         self._clock = clock
         self._t0: float | None = None
         self._buffer = SentenceBuffer()
@@ -240,12 +259,23 @@ class StreamGuard:
     def _ms(self) -> float:
         return (self._clock() - (self._t0 or 0.0)) * 1e3
 
-    def _args(self, segment: str, llm: Any | None) -> dict[str, Any]:
+    def _inputs(self) -> tuple[Any, str | None]:
+        """The context and question as they are now (either may still be arriving)."""
         ctx = self._context() if callable(self._context) else self._context
         question = self._question() if callable(self._question) else self._question
-        # The audit is written here (``_record``), once per released decision, not by guard.
-        return {"answer": segment, "context": ctx, "check": self._check, "policy": self._policy, "llm": llm,
-                "audit": None, "tenant": self._tenant, "question": question, "request_id": self._request_id}
+        return ctx, question
+
+    def _guard(self, pipeline: Pipeline, text: str) -> Decision:
+        ctx, question = self._inputs()
+        return pipeline.guard(text, ctx, question=question, request_id=self._request_id)
+
+    async def _aguard(self, pipeline: Pipeline, text: str) -> Decision:
+        ctx, question = self._inputs()
+        return await pipeline.aguard(text, ctx, question=question, request_id=self._request_id)
+
+    def _segments(self) -> Pipeline:
+        """The pipeline a new segment is checked with: rewrites only once the upstream has ended."""
+        return self._rewriting if self.upstream_done else self._checking
 
     # ---- splitting (may run in another task than checking: see acheck_stream)
     def split(self, chunk: str | bytes) -> list[tuple[str, float]]:
@@ -294,7 +324,7 @@ class StreamGuard:
         elif not segment.strip():
             decision = None
         else:
-            decision = guard(**self._args(segment, self._llm if self.upstream_done else None))
+            decision = self._guard(self._segments(), segment)
         self._held.append(_Held(segment, ready, decision, (self._clock() - t) * 1e3))
         yield from self._drain()
 
@@ -309,7 +339,7 @@ class StreamGuard:
         elif not segment.strip():
             decision = None
         else:
-            decision = await aguard(**self._args(segment, self._llm if self.upstream_done else None))
+            decision = await self._aguard(self._segments(), segment)
         self._held.append(_Held(segment, ready, decision, (self._clock() - t) * 1e3))
         return await self._adrain()
 
@@ -321,7 +351,7 @@ class StreamGuard:
                 if not self.upstream_done:
                     return
                 t = self._clock()
-                h.decision = guard(**self._args(h.segment, self._llm))
+                h.decision = self._guard(self._rewriting, h.segment)
                 h.check_ms += (self._clock() - t) * 1e3
             self._held.pop(0)
             released = list(self._apply(h))
@@ -339,7 +369,7 @@ class StreamGuard:
                 if not self.upstream_done:
                     break
                 t = self._clock()
-                h.decision = await aguard(**self._args(h.segment, self._llm))
+                h.decision = await self._aguard(self._rewriting, h.segment)
                 h.check_ms += (self._clock() - t) * 1e3
             self._held.pop(0)
             out += self._apply(h)
@@ -389,21 +419,20 @@ class StreamGuard:
         return out
 
     # ---- the whole answer
-    def _whole_args(self) -> dict[str, Any] | None:
+    def _whole_answer(self) -> str | None:
+        """The answer streamed so far, when there is any text to check."""
         answer = "".join(self._answer)
-        if not answer.strip():
-            return None
-        return self._args(answer, None)
+        return answer if answer.strip() else None
 
     def closing(self) -> Iterator[CheckedSegment]:
         """End of stream: the whole answer's decision (``decision``), what it still withholds, and the
         end-of-stream notice (footnotes, withheld-answer message); call once, after the upstream ended."""
         if self.decision is not None:
             return
-        args = self._whole_args()
+        answer = self._whole_answer()
         whole = None
-        if args is not None and self.interrupted is None:
-            whole = guard(**args)
+        if answer is not None and self.interrupted is None:
+            whole = self._guard(self._checking, answer)
         yield from self._close(whole)
         if self._audit is not None and self.decision is not None:
             self._audit.record(self.decision, self._tenant, request_id=self._request_id)
@@ -411,10 +440,10 @@ class StreamGuard:
     async def aclosing(self) -> list[CheckedSegment]:
         if self.decision is not None:
             return []
-        args = self._whole_args()
+        answer = self._whole_answer()
         whole = None
-        if args is not None and self.interrupted is None:
-            whole = await aguard(**args)
+        if answer is not None and self.interrupted is None:
+            whole = await self._aguard(self._checking, answer)
         out = list(self._close(whole))
         if self._audit is not None and self.decision is not None:
             await asyncio.to_thread(self._audit.record, self.decision, self._tenant, request_id=self._request_id)
@@ -608,8 +637,8 @@ def _is_caller_error(exc: BaseException) -> bool:
 def check_stream(chunks: Iterable[str | bytes], context: Any, **kw: Any) -> Iterator[CheckedSegment]:
     """Check a stream of text chunks sentence by sentence; yields each segment once it is released.
 
-    Keyword arguments are those of ``StreamGuard`` (check, policy, llm, audit, tenant, question,
-    request_id, clock). ``"".join(s.output for s in ...)`` is the text to show. An upstream that
+    Keyword arguments are those of ``StreamGuard`` (pipeline, or check, policy, llm, audit, tenant;
+    question, request_id, clock); ``Pipeline.stream`` is the same with the tenant's pipeline. ``"".join(s.output for s in ...)`` is the text to show. An upstream that
     raises (other than ``InputError`` / ``ConfigError``) ends in the policy's failure mode for the
     check "stream", never in a shorter answer. To read the whole answer's ``Decision`` afterwards,
     create the ``StreamGuard`` yourself and use ``run_stream``.

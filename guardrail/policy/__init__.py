@@ -5,17 +5,19 @@
     decision = guard(answer, context, check=g.check, policy=policy, llm=llm, audit=AuditLog(path), tenant="t")
     g_for_tenant = policy_guardrail(g, policy)                        # the verifier its verification section asks for
 
+Built once per tenant and called per answer, the same chain is ``guardrail.Pipeline`` (the adapters use it).
+
 Reference of every policy field: docs/policies.md (generated from the model's descriptions).
 """
 
 from ._audit import AuditLog, AuditRecord, AuditSummary, DriftConfig, DriftStatus
 from ._bundled import POLICIES_ENV, bundled_policies_dir
 from ._caveat import Caveat, render_caveat
-from ._decision import Attempt, Decision, Reason, decide, decide_failure
-from ._guard import aguard, guard
+from ._decision import Analysis, Attempt, Decision, Reason, decide, decide_failure
+from ._guard import aguard, aregenerate, guard, regenerate
 from ._loader import load_policy, policy_from_yaml
 from ._policy import SEVERITY, Action, CaveatStyle, FailMode, Policy, ReasonCode
-from ._regenerate import aregenerate, corrective_messages, parse_rewrites, regenerate, splice
+from ._regenerate import corrective_messages, parse_rewrites, splice
 from ._rewriter import EvidenceRewriter
 from ._store import PolicySource, PolicyStore, resolve_policy
 from ._verification import policy_guardrail
@@ -36,6 +38,7 @@ __all__ = [
     "bundled_policies_dir",
     "POLICIES_ENV",
     "Decision",
+    "Analysis",
     "Reason",
     "Attempt",
     "Caveat",

@@ -26,6 +26,27 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# ---------------------------------------------------------------------------- analysis
+
+
+class Analysis(_Model):
+    """The report seen through the policy's eyes: which claims count as what.
+
+    Computed once per report, by ``decide``, and carried by the ``Decision``: regeneration picks its
+    targets and counts flagged claims from it instead of analysing the same report again.
+    """
+
+    threshold: float = Field(description="The flagging threshold: the policy's score_threshold, else the report's.")
+    flagged: list[str]
+    contradicted: list[str]
+    unsupported: list[str]
+    supported: list[str]
+    evaluated: list[str]
+    unevaluated: list[str] = Field(description="Claims with an unevaluatable verdict or with no verdict at all.")
+    confidence: float | None
+    labels: dict[str, str]
+
+
 class Reason(_Model):
     """One rule that fired (or one check that could not run), with the action it asks for."""
 
@@ -71,6 +92,7 @@ class Decision(_Model):
     confidence: float | None = Field(default=None, description="Lowest verifier confidence over the evaluated claims.")
     risk: float | None = Field(default=None, description="stakes x (1 - confidence), when escalation is enabled.")
     report: CheckReport | None = Field(default=None, description="The report of the original answer; None when the check itself failed.")
+    analysis: Analysis | None = Field(default=None, description="How the policy read the report (flagged claims, labels); None without a report.")
     attempts: list[Attempt] = Field(default_factory=list)
     latencies_ms: dict[str, float] = Field(default_factory=dict)
     error: str | None = Field(default=None, description="Why the check could not run, when it could not.")
@@ -97,23 +119,6 @@ class Decision(_Model):
         if self.final_attempt is not None:
             return self.attempts[self.final_attempt - 1].report
         return self.report
-
-
-# ---------------------------------------------------------------------------- analysis
-
-
-class Analysis(_Model):
-    """The report seen through the policy's eyes: which claims count as what."""
-
-    threshold: float
-    flagged: list[str]
-    contradicted: list[str]
-    unsupported: list[str]
-    supported: list[str]
-    evaluated: list[str]
-    unevaluated: list[str] = Field(description="Claims with an unevaluatable verdict or with no verdict at all.")
-    confidence: float | None
-    labels: dict[str, str]
 
 
 def analyse(report: CheckReport, policy: Policy) -> Analysis:
@@ -393,7 +398,7 @@ def decide(report: CheckReport, policy: Policy) -> Decision:
         action=action, code=code, reasons=reasons, claim_ids=driving, final_text=final_text, answer=report.answer,
         caveats=numbered if numbered else caveats if action in (Action.caveat, Action.regenerate) else [],
         policy_name=policy.name, policy_hash=policy.content_hash, confidence=a.confidence, risk=risk, report=report,
-        latencies_ms={f"check.{k}": v for k, v in report.latencies_ms.items()},
+        analysis=a, latencies_ms={f"check.{k}": v for k, v in report.latencies_ms.items()},
     )
 
 

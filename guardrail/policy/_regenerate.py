@@ -5,10 +5,11 @@ for context, then each flagged claim with its verdict and the evidence that cont
 to support it, and must answer with ``{claim id: replacement or ""}``. Replacements are spliced
 back at the claims' character offsets, so every byte outside them is the original byte.
 
-The loop itself is written once, as a generator that yields what it needs ("ask the LLM",
-"check this answer") and receives the result; a sync and an async driver feed it. Nothing
-blocks inside the loop, so both paths share every rule: the deadline, stopping when the number
-of flagged claims stops falling, and the policy fallback when the LLM is down.
+The loop itself is written once, as a generator (``regeneration``) that yields what it needs
+(``AskLLM``, ``CheckAnswer``) and receives the result; the drivers in ``_guard`` perform those steps,
+blocking or awaiting. Nothing blocks inside the loop, so both paths share every rule: the deadline,
+stopping when the number of flagged claims stops falling, and the policy fallback when the LLM is down.
+Each report is analysed once, by the ``decide`` that judges it; the loop reads ``Decision.analysis``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -27,11 +28,13 @@ import tenacity
 
 from ..errors import GuardrailError, InputError, LLMError, LLMResponseError, LLMTimeout
 from ..types import CheckReport, Claim, ClaimVerdict
-from ._decision import Attempt, Decision, Reason, analyse, decide, text_for
+from ._decision import Analysis, Attempt, Decision, Reason, analyse, decide, text_for
 from ._policy import SEVERITY, Action, Policy, ReasonCode
 from ._text import best_sentences
+from ._verification import require_stage
 
-__all__ = ["ChatLike", "as_chat_model", "corrective_messages", "parse_rewrites", "splice", "regenerate", "aregenerate", "fallback_decision"]
+__all__ = ["ChatLike", "as_chat_model", "corrective_messages", "parse_rewrites", "splice", "fallback_decision", "first_decision",
+           "regeneration", "AskLLM", "CheckAnswer", "ask_llm", "aask_llm"]
 
 log = logging.getLogger("guardrail.policy")
 
@@ -81,9 +84,14 @@ def _evidence_for(claim: Claim, verdict: ClaimVerdict | None, report: CheckRepor
     return out
 
 
-def corrective_messages(report: CheckReport, targets: Sequence[Claim], policy: Policy) -> list[dict[str, str]]:
-    """System + user messages asking to rewrite or drop exactly ``targets``."""
-    a = analyse(report, policy)
+def corrective_messages(report: CheckReport, targets: Sequence[Claim], policy: Policy, *,
+                        analysis: Analysis | None = None) -> list[dict[str, str]]:
+    """System + user messages asking to rewrite or drop exactly ``targets``.
+
+    ``analysis``: the policy's reading of ``report`` when the caller has it (``Decision.analysis``);
+    without it the report is analysed here.
+    """
+    a = analysis if analysis is not None else analyse(report, policy)
     claims = []
     for claim in targets:
         v = report.verdict_for(claim.id)
@@ -232,37 +240,50 @@ def splice(answer: str, claims: Sequence[Claim], rewrites: dict[str, str]) -> tu
 
 
 @dataclass
-class _AskLLM:
+class AskLLM:
+    """Step: ask the LLM for ``{claim id: replacement}`` over ``allowed`` ids, before ``deadline``."""
+
     messages: list[dict[str, str]]
     allowed: list[str]
     deadline: float
 
 
 @dataclass
-class _Check:
+class CheckAnswer:
+    """Step: check ``answer`` against the context of the guard (a rewrite, or the answer itself)."""
+
     answer: str
 
 
-def _targets(report: CheckReport, decision: Decision, policy: Policy) -> list[Claim]:
+def _analysis(decision: Decision, report: CheckReport, policy: Policy) -> Analysis:
+    """The analysis ``decision`` was made from; a decision built without one (by hand) gets it here."""
+    return decision.analysis if decision.analysis is not None else analyse(report, policy)
+
+
+def _targets(report: CheckReport, decision: Decision, analysis: Analysis) -> list[Claim]:
     """Flagged claims plus any claim named by a reason that asked for regeneration."""
-    ids = set(analyse(report, policy).flagged)
+    ids = set(analysis.flagged)
     ids.update(cid for r in decision.reasons if r.action is Action.regenerate for cid in r.claim_ids)
     return [c for c in report.claims if c.id in ids]
 
 
 def fallback_decision(first: Decision, policy: Policy, why: str, *, code: ReasonCode = ReasonCode.regeneration_failed,
-                      attempts: Sequence[Attempt] = (), best: int | None = None) -> Decision:
+                      attempts: Sequence[Attempt] = (), best: int | None = None, best_decision: Decision | None = None) -> Decision:
     """The policy's fallback (caveat, abstain or escalate) after regeneration could not converge.
 
     ``best`` is the attempt whose answer is caveated (fewest flagged claims); None: the original.
+    ``best_decision`` is that attempt's decision when the caller kept it (the loop does), so its
+    report is not decided a second time.
     """
     action = Action(policy.regenerate.fallback)
     reason = Reason(code=code, action=action, claim_ids=list(first.claim_ids), message=f"{why}; fallback: {action.value}")
+    base = first
     if best is not None:
         att = attempts[best - 1]
-        base = decide(att.report, policy) if att.report is not None else first
-    else:
-        base = first
+        if best_decision is not None:
+            base = best_decision
+        elif att.report is not None:
+            base = decide(att.report, policy)
     text, caveats = text_for(action, code, base.answer, base.caveats, policy)
     return first.model_copy(update={
         "action": action, "code": code, "reasons": [*first.reasons, reason], "final_text": text,
@@ -271,15 +292,17 @@ def fallback_decision(first: Decision, policy: Policy, why: str, *, code: Reason
 
 
 def _loop(report: CheckReport, policy: Policy, first: Decision, clock: Callable[[], float]) -> Generator[Any, Any, Decision]:
+    """The rounds. Each report is analysed once, by the ``decide`` that judges it; every count and
+    target below reads that decision's ``analysis``."""
     rp = policy.regenerate
     deadline = clock() + rp.deadline_s
-    cur_report, cur_decision = report, first
+    cur_report, cur_decision, cur_analysis = report, first, _analysis(first, report, policy)
     attempts: list[Attempt] = []
-    best, best_flagged = None, len(analyse(report, policy).flagged)
+    best, best_decision, best_flagged = None, None, len(cur_analysis.flagged)
     why = f"max_attempts ({rp.max_attempts}) reached"
     for n in range(1, rp.max_attempts + 1):
-        targets = _targets(cur_report, cur_decision, policy)
-        before = len(analyse(cur_report, policy).flagged)
+        targets = _targets(cur_report, cur_decision, cur_analysis)
+        before = len(cur_analysis.flagged)
         if not targets:
             why = "no claim to rewrite: the action was not driven by a claim"
             break
@@ -289,7 +312,7 @@ def _loop(report: CheckReport, policy: Policy, first: Decision, clock: Callable[
         t0 = clock()
         ids = [c.id for c in targets]
         try:
-            rewrites, ignored = yield _AskLLM(corrective_messages(cur_report, targets, policy), ids, deadline)
+            rewrites, ignored = yield AskLLM(corrective_messages(cur_report, targets, policy, analysis=cur_analysis), ids, deadline)
         except LLMError as exc:
             attempts.append(Attempt(n=n, flagged_before=before, error=f"{type(exc).__name__}: {exc}", latency_ms=(clock() - t0) * 1e3))
             why = f"LLM unavailable ({type(exc).__name__}: {exc})"
@@ -302,14 +325,15 @@ def _loop(report: CheckReport, policy: Policy, first: Decision, clock: Callable[
             why = "the LLM changed nothing"
             break
         try:
-            new_report = yield _Check(new_answer)
+            new_report = require_stage((yield CheckAnswer(new_answer)), policy)
         except GuardrailError as exc:
             attempts.append(Attempt(n=n, rewrites=rewrites, ignored=ignored, answer=new_answer, flagged_before=before,
                                     error=f"re-check failed: {type(exc).__name__}: {exc}", latency_ms=(clock() - t0) * 1e3))
             why = f"re-check failed ({exc})"
             break
         new_decision = decide(new_report, policy)
-        after = len(analyse(new_report, policy).flagged)
+        new_analysis = _analysis(new_decision, new_report, policy)
+        after = len(new_analysis.flagged)
         attempts.append(Attempt(n=n, rewrites=rewrites, ignored=ignored, answer=new_answer, flagged_before=before,
                                 flagged_after=after, action=new_decision.action, report=new_report, latency_ms=(clock() - t0) * 1e3))
         if SEVERITY[new_decision.action] < SEVERITY[Action.regenerate]:
@@ -325,19 +349,29 @@ def _loop(report: CheckReport, policy: Policy, first: Decision, clock: Callable[
             why = f"the rewritten answer was judged {new_decision.action.value} ({new_decision.code.value})"
             break
         if after < best_flagged:
-            best, best_flagged = n, after
+            best, best_decision, best_flagged = n, new_decision, after
         if after >= before:
             why = f"flagged claims stopped falling ({before} -> {after})"
             break
-        cur_report, cur_decision = new_report, new_decision
-    return fallback_decision(first, policy, why, attempts=attempts, best=best)
+        cur_report, cur_decision, cur_analysis = new_report, new_decision, new_analysis
+    return fallback_decision(first, policy, why, attempts=attempts, best=best, best_decision=best_decision)
 
 
-def _start(answer: str, report: CheckReport, policy: Policy, decision: Decision | None) -> Decision:
+def regeneration(report: CheckReport, policy: Policy, first: Decision,
+                 clock: Callable[[], float] = time.monotonic) -> Generator[Any, Any, Decision]:
+    """The regeneration steps of ``report`` (decided ``first``), for a driver in ``_guard`` to perform;
+    the decision it returns carries the time regeneration took."""
+    t0 = clock()
+    result = yield from _loop(report, policy, first, clock)
+    return result.model_copy(update={"latencies_ms": {**result.latencies_ms, "regenerate": (clock() - t0) * 1e3}})
+
+
+def first_decision(answer: str, report: CheckReport, policy: Policy, decision: Decision | None) -> Decision:
+    """The decision regeneration starts from (``decide``'s, unless the caller has it), after checking that
+    ``answer`` is the report's: claim offsets refer to the report's answer."""
     if answer != report.answer:
         raise InputError("regenerate: the answer differs from report.answer (claim offsets refer to the report's answer)")
-    first = decision if decision is not None else decide(report, policy)
-    return first
+    return decision if decision is not None else decide(report, policy)
 
 
 # --------------------------------------------------------------------------- LLM calls
@@ -407,7 +441,7 @@ def _call_sync(fn: Callable[[], str], timeout: float) -> str:
     return box["value"]
 
 
-def _ask_sync(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
+def ask_llm(llm: Any, req: AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
     chat = llm.chat
     kw = {"json_schema": _reply_schema(req.allowed)} if _accepts_schema(chat) else {}
     state: dict[str, Any] = {"messages": req.messages, "tries": 0}
@@ -430,7 +464,7 @@ def _ask_sync(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[], float]
         raise
 
 
-async def _ask_async(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
+async def aask_llm(llm: Any, req: AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
     achat = getattr(llm, "achat", None)
     fn = achat if callable(achat) else llm.chat
     kw = {"json_schema": _reply_schema(req.allowed)} if _accepts_schema(fn) else {}
@@ -460,9 +494,6 @@ async def _ask_async(llm: Any, req: _AskLLM, policy: Policy, clock: Callable[[],
         raise
 
 
-# --------------------------------------------------------------------------- drivers
-
-
 def as_chat_model(llm: Any) -> Any:
     """Anything with ``chat`` is used as is; a LangChain chat model is wrapped in ``LangChainChat``."""
     if callable(getattr(llm, "chat", None)) or callable(getattr(llm, "achat", None)):
@@ -472,74 +503,3 @@ def as_chat_model(llm: Any) -> Any:
 
         return LangChainChat(llm)
     raise TypeError(f"llm must have chat(messages) (a guardrail.llm.ChatModel) or be a LangChain chat model, got {type(llm).__name__}")
-
-
-
-def regenerate(
-    answer: str,
-    report: CheckReport,
-    *,
-    check: Callable[[str], CheckReport],
-    llm: Any,
-    policy: Policy,
-    decision: Decision | None = None,
-    clock: Callable[[], float] = time.monotonic,
-) -> Decision:
-    """Rewrite the flagged claims of ``answer`` with ``llm`` until the re-check passes.
-
-    ``check(new_answer)`` re-checks a rewrite against the same context. Returns a ``Decision``:
-    action regenerate with the rewritten text when a rewrite is judged respond or caveat, else the
-    policy fallback (caveat / abstain / escalate) with every attempt recorded. LLM failures after
-    the retries, and re-check failures, end in the fallback rather than an exception.
-    """
-    first = _start(answer, report, policy, decision)
-    llm = as_chat_model(llm)
-    t0 = clock()
-    gen = _loop(report, policy, first, clock)
-    send: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            req = gen.throw(error) if error is not None else gen.send(send)
-        except StopIteration as stop:
-            result: Decision = stop.value
-            return result.model_copy(update={"latencies_ms": {**result.latencies_ms, "regenerate": (clock() - t0) * 1e3}})
-        send, error = None, None
-        try:
-            send = _ask_sync(llm, req, policy, clock) if isinstance(req, _AskLLM) else check(req.answer)
-        except GuardrailError as exc:
-            error = exc
-
-
-async def aregenerate(
-    answer: str,
-    report: CheckReport,
-    *,
-    check: Callable[[str], CheckReport | Awaitable[CheckReport]],
-    llm: Any,
-    policy: Policy,
-    decision: Decision | None = None,
-    clock: Callable[[], float] = time.monotonic,
-) -> Decision:
-    """Async ``regenerate``: ``llm.achat`` when it has one, ``check`` may be sync or async."""
-    first = _start(answer, report, policy, decision)
-    llm = as_chat_model(llm)
-    t0 = clock()
-    gen = _loop(report, policy, first, clock)
-    send: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            req = gen.throw(error) if error is not None else gen.send(send)
-        except StopIteration as stop:
-            result: Decision = stop.value
-            return result.model_copy(update={"latencies_ms": {**result.latencies_ms, "regenerate": (clock() - t0) * 1e3}})
-        send, error = None, None
-        try:
-            if isinstance(req, _AskLLM):
-                send = await _ask_async(llm, req, policy, clock)
-            else:
-                out = check(req.answer)
-                send = await out if inspect.isawaitable(out) else out
-        except GuardrailError as exc:
-            error = exc

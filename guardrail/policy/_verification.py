@@ -1,8 +1,8 @@
 """A tenant policy's ``verification`` section, turned into the guardrail that checks for that tenant.
 
-Why here and only here: the CLI's ``guard``, the service and ``guard()`` itself all need "the guardrail
-this tenant's policy asks for", and three copies of the wiring would drift. The section does not build
-a pipeline of its own: it picks the fast verifier and puts the existing second stage behind it, a
+Why here and only here: ``guardrail.Pipeline`` (built once per tenant, by every adapter) and ``guard()``
+itself need "the guardrail this tenant's policy asks for", and two copies of the wiring would drift. The
+section does not build a pipeline of its own: it picks the fast verifier and puts the existing second stage behind it, a
 :class:`~guardrail.verifiers.cascade.CascadeVerifier` whose :class:`~guardrail.verifiers.cascade.Routing`
 sends on only the claims in the uncertain band or of the listed error types, with CoVe's per-answer
 call budget. A stage that cannot run (endpoint down, key variable unset, malformed replies, budget

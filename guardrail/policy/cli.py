@@ -79,12 +79,11 @@ def _build(make_guardrail: Callable[..., Any], verifier: str) -> Any:
 
 
 def _cmd_guard(args: argparse.Namespace, make_guardrail: Callable[..., Any]) -> int:
+    from ..pipeline import Pipeline  # the command is an entry point over the whole chain
     from ._audit import AuditLog
     from ._bundled import bundled_policies_dir
-    from ._guard import guard
     from ._policy import Action
     from ._store import PolicyStore
-    from ._verification import policy_guardrail
 
     fail_on = {s.strip() for s in args.fail_on.split(",") if s.strip()}
     unknown = fail_on - {a.value for a in Action}
@@ -94,12 +93,12 @@ def _cmd_guard(args: argparse.Namespace, make_guardrail: Callable[..., Any]) -> 
     policy = PolicyStore(policies, fallback_to_default=args.fallback_to_default).get(args.tenant)
     answer = read_answer(args)
     context = collect_context(args)
-    # The tenant's policy may pick the verifier and an LLM double check (its verification section).
-    guardrail = policy_guardrail(_build(make_guardrail, args.verifier), policy)
     audit = AuditLog(args.audit_db, redact=args.redact) if args.audit_db else None
     try:
-        decision = guard(answer, context, check=guardrail.check, policy=policy, llm=_llm(args), audit=audit,
-                         tenant=args.tenant, question=args.question)
+        # The tenant's policy may pick the verifier and an LLM double check (its verification section):
+        # the pipeline resolves it.
+        pipeline = Pipeline(_build(make_guardrail, args.verifier), policy, llm=_llm(args), audit=audit, tenant=args.tenant)
+        decision = pipeline.guard(answer, context, question=args.question)
     finally:
         if audit is not None:
             audit.close()

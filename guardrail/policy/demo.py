@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..pipeline import Pipeline
 from ..types import CheckReport, Evidence
 from ._bundled import POLICIES_ENV, bundled_policies_dir
 from ._decision import Decision
-from ._guard import guard
 from ._policy import Action
 from ._rewriter import EvidenceRewriter
 from ._store import PolicyStore
@@ -86,8 +86,8 @@ def run_policy_demo(
 ) -> list[DemoResult]:
     """Guard every bundled example under each tenant policy and print what the user would see.
 
-    ``check(answer, context, question)`` is the checking pipeline (``Guardrail.check``).
-    Returns the decisions, in display order.
+    ``check(answer, context, question)`` is the checking engine (``Guardrail.check``, or any check); each
+    tenant gets its ``guardrail.Pipeline`` around it. Returns the decisions, in display order.
     """
     from rich.console import Console
     from rich.panel import Panel
@@ -98,6 +98,7 @@ def run_policy_demo(
     store = PolicyStore(_policies_dir(policies_dir, tenants))
     policies = {t: store.get(t) for t in tenants}
     corrector = llm if llm is not None else EvidenceRewriter()
+    pipelines = {t: Pipeline(check, p, llm=corrector, tenant=t) for t, p in policies.items()}
     how = (f"regeneration: {corrector!r}" if llm is not None
            else "regeneration: EvidenceRewriter, a deterministic offline corrector that quotes the best evidence "
                 "sentence or drops the claim (not an LLM; pass llm= to use one)")
@@ -111,8 +112,8 @@ def run_policy_demo(
         console.print()
         console.print(Text.assemble((title, "bold"), f"  Q: {question}"))
         console.print(Text(f"  answer: {answer}", style="dim"))
-        for tenant, policy in policies.items():
-            d = guard(answer, CONTEXT, check=check, policy=policy, llm=corrector, tenant=tenant, question=question)
+        for tenant, pipeline in pipelines.items():
+            d = pipeline.guard(answer, CONTEXT, question=question)
             results.append(DemoResult(title, tenant, d))
             line = Text("  ")
             line.append(f"{tenant:>16} ", style="bold")

@@ -3,8 +3,9 @@
 Every route does the same four things and nothing else: resolve the caller's tenant from its
 key (``auth``), refuse what is over the tenant's limits (``limits``), run the check in the worker
 pool within the tenant's deadline (``runtime.Service.bounded_check``), and answer with the
-library's own models (``CheckReport``, ``Decision``, ``CheckedSegment``). Deciding what to show is
-``guardrail.policy.aguard``'s job, streaming is ``guardrail.streaming``'s; nothing is re-implemented here.
+library's own models (``CheckReport``, ``Decision``, ``CheckedSegment``). Deciding what to show is the
+tenant's ``guardrail.Pipeline``'s job (built once per policy version, its checks run in the pool), streaming
+is ``guardrail.streaming``'s; nothing is re-implemented here.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError
 from ..evidence import normalize_context
-from ..guardrail import BatchItem
-from ..policy import Decision, Policy, aguard
+from ..guardrail import BatchItem, Guardrail
+from ..pipeline import Pipeline
+from ..policy import Decision
 from ..streaming import StreamGuard, arun_stream
 from ..types import CheckReport
 from .auth import Authenticator
@@ -170,14 +172,11 @@ async def guard(body: GuardRequest, c: Caller = Depends(caller)) -> GuardRespons
     """Check -> decide -> (regenerate) -> audit under the caller's tenant policy. A check that fails or
     passes its deadline is decided by the policy's fail mode (fail-closed by default)."""
     _admit(c, body.tenant, answer=body.answer, question=body.question)
-    policy = c.service.policy_for(c.tenant)
+    pipeline = await _pipeline(c)
     async with _slot(c):
-        decision = await aguard(
-            body.answer, body.context,
-            check=c.service.bounded_check(c.tenant, "guard", _deadline(c), schema=body.json_schema, policy=policy),
-            policy=policy, llm=c.service.llm, audit=c.service.audit, tenant=c.tenant, question=body.question,
-            request_id=c.request_id,
-        )
+        check = c.service.bounded_check(c.tenant, "guard", _deadline(c), schema=body.json_schema, guardrail=pipeline.guardrail)
+        decision = await pipeline.replace(check=check).aguard(body.answer, body.context, question=body.question,
+                                                              request_id=c.request_id)
     c.service.metrics.observe_decision(c.tenant, decision)
     return GuardResponse(request_id=c.request_id, decision=decision)
 
@@ -190,19 +189,24 @@ async def guard_stream(body: StreamRequest, c: Caller = Depends(caller)) -> Stre
            chunks=None if body.chunks is None else "".join(body.chunks))
     # Bad context is a 422 now, before the 200 of the event stream is sent, not an error event later.
     normalize_context(body.context)
-    policy = c.service.policy_for(c.tenant)
+    pipeline = await _pipeline(c)
     release = _hold(c)  # until the stream ends: released by _events, or after the response if it never started
     # Each sentence's check gets the tenant's full deadline: a stream is as long as the answer.
-    sg = StreamGuard(body.context, check=_per_check_deadline(c, policy), policy=policy, llm=c.service.llm,
-                     audit=c.service.audit, tenant=c.tenant, question=body.question, request_id=c.request_id)
+    sg = pipeline.replace(check=_per_check_deadline(c, pipeline.guardrail)).stream_guard(
+        body.context, question=body.question, request_id=c.request_id)
     return StreamingResponse(_events(c, sg, body.text_chunks(), release), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
                              background=BackgroundTask(release))
 
 
-def _per_check_deadline(c: Caller, policy: Policy):
+async def _pipeline(c: Caller) -> Pipeline:
+    """The caller's tenant pipeline; off the event loop, since the first one for a policy may load its verifier."""
+    return await asyncio.to_thread(c.service.pipeline_for, c.tenant)
+
+
+def _per_check_deadline(c: Caller, guardrail: Guardrail | None):
     async def check(answer: str, context: Any, question: str | None = None) -> CheckReport:
-        return await c.service.bounded_check(c.tenant, "stream", _deadline(c), policy=policy)(answer, context, question)
+        return await c.service.bounded_check(c.tenant, "stream", _deadline(c), guardrail=guardrail)(answer, context, question)
 
     return check
 

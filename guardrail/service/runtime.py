@@ -1,7 +1,8 @@
 """The objects one server process shares between requests, and whether it is ready to serve.
 
-Everything per request (the tenant, its policy, the deadline) is looked up per call, so the
-service stays stateless across requests: several processes (``--workers``) or replicas behind a
+Everything per request (the tenant, its policy, the deadline) is looked up per call; what a
+tenant's policy builds (its ``guardrail.Pipeline``: the verifier the policy asks for, resolved once)
+is kept until the policy file changes. The service stays stateless across requests: several processes (``--workers``) or replicas behind a
 load balancer serve the same tenants from the same policy directory and the same audit file
 (SQLite in WAL mode takes appends from several processes).
 
@@ -21,7 +22,8 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..guardrail import Guardrail
-from ..policy import AuditLog, DriftConfig, Policy, PolicyStore, policy_guardrail
+from ..pipeline import Pipeline, PipelineCache
+from ..policy import AuditLog, DriftConfig, Policy, PolicyStore
 from ..types import CheckReport
 from .auth import Authenticator
 from .errors import ApiError
@@ -75,6 +77,8 @@ class Service:
         self.store = PolicyStore(settings.policies, fallback_to_default=not settings.auth_required, check_interval_s=1.0)
         self.audit = AuditLog(settings.audit_file())
         self.llm = llm if llm is not None else _make_llm(settings)
+        # Set together when the models are ready: the tenants' pipelines are built around the guardrail.
+        self.pipelines: PipelineCache | None = self._pipelines(guardrail) if guardrail is not None else None
         self.guardrail: Guardrail | None = guardrail
         self.load_error: str | None = None
         longest = max(t.timeout_s for t in settings.tenants.values())
@@ -87,11 +91,16 @@ class Service:
         if self.guardrail is not None:
             return
         try:
-            self.guardrail = await asyncio.to_thread(self._make_guardrail)
-            log.info("models loaded (verifier %s)", self.guardrail.verifier.name)
+            guardrail = await asyncio.to_thread(self._make_guardrail)
+            self.pipelines = self._pipelines(guardrail)
+            self.guardrail = guardrail
+            log.info("models loaded (verifier %s)", guardrail.verifier.name)
         except Exception as exc:  # noqa: BLE001 - reported as not ready, with the reason
             self.load_error = f"{type(exc).__name__}: {exc}"
             log.error("models failed to load: %s", self.load_error)
+
+    def _pipelines(self, guardrail: Guardrail) -> PipelineCache:
+        return PipelineCache(guardrail, llm=self.llm, audit=self.audit)
 
     def refresh_drift(self) -> None:
         """Per-tenant hallucination rate and CUSUM from the audit log, for /metrics (read at scrape time)."""
@@ -122,19 +131,27 @@ class Service:
         self.metrics.policy_errors.labels(tenant).set(1 if broken else 0)
         return policy
 
-    def bounded_check(self, tenant: str, route: str, deadline: float, schema: dict | None = None,
-                      policy: Policy | None = None) -> Callable[..., Awaitable[CheckReport]]:
-        """``check(answer, context[, question])`` for ``aguard``: in the worker pool, within the request's deadline.
+    def pipeline_for(self, tenant: str) -> Pipeline:
+        """The tenant's pipeline under its current policy, shared until the policy changes.
 
-        With the tenant's ``policy``, the check runs on the guardrail its verification section asks for
-        (``policy_guardrail``: built in the worker the first time, then shared).
+        Building one resolves the verifier the policy's verification section asks for, which may load a
+        model the first time: call it off the event loop.
         """
-        guardrail = self.ready_guardrail()
+        self.ready_guardrail()
+        assert self.pipelines is not None  # set with the guardrail
+        return self.pipelines.get(tenant, self.policy_for(tenant))
+
+    def bounded_check(self, tenant: str, route: str, deadline: float, schema: dict | None = None,
+                      guardrail: Guardrail | None = None) -> Callable[..., Awaitable[CheckReport]]:
+        """``check(answer, context[, question])`` in the worker pool, within the request's deadline.
+
+        ``guardrail``: the one to check with (a tenant pipeline's, for its policy); None: the service's own.
+        """
+        engine = guardrail if guardrail is not None else self.ready_guardrail()
         loop = asyncio.get_running_loop()
 
         def run(answer: str, context: Any, question: str | None) -> CheckReport:
-            chosen = guardrail if policy is None else policy_guardrail(guardrail, policy)
-            return chosen.check(answer, context, question, schema=schema)
+            return engine.check(answer, context, question, schema=schema)
 
         async def check(answer: str, context: Any, question: str | None = None) -> CheckReport:
             try:

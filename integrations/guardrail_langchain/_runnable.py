@@ -5,18 +5,18 @@ Two ways to use it, one class:
     guarded = GuardrailRunnable(rag_chain, policy=store)       # wraps: evidence captured from retriever runs
     guarded = rag_chain | GuardrailRunnable(policy=store)      # composes: evidence from a dict key or the config
 
-All per-invocation state (tenant, policy, question, captured documents, output shape) lives in
-objects created inside each call; the runnable itself only holds configuration and lazily built,
-call-independent helpers (the default ``Guardrail``, the chat model found in the chain), so one
-instance serves concurrent calls. The checking, deciding and regenerating are ``guardrail``'s:
-this module only translates LangChain objects to and from it.
+All per-invocation state (tenant, question, captured documents, output shape) lives in objects
+created inside each call; the runnable itself only holds configuration and lazily built,
+call-independent helpers (the default ``Guardrail``, the chat model found in the chain, one
+``guardrail.Pipeline`` per tenant), so one instance serves concurrent calls. The checking, deciding
+and regenerating are the pipeline's: this module only translates LangChain objects to and from it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +30,10 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import Input, Output
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from guardrail.errors import ConfigError, InputError, StreamInterrupted
+from guardrail.errors import InputError, StreamInterrupted
 from guardrail.llm import ChatModel, LangChainChat
-from guardrail.policy import Decision, Policy, PolicyStore, aguard, guard, resolve_policy
+from guardrail.pipeline import Pipeline, PipelineCache
+from guardrail.policy import Decision, Policy, PolicyStore, resolve_policy
 from guardrail.streaming import CheckedSegment, StreamGuard, arun_stream, run_stream
 
 from ._evidence import EvidenceCollector, documents_to_evidence
@@ -165,6 +166,7 @@ class _Lazy:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.guardrail: Any = None
+        self.pipelines: PipelineCache | None = None
         self.chain_llm: BaseChatModel | None = None
         self.searched = False
 
@@ -174,7 +176,7 @@ class _Call:
     """One invocation's state. Created inside invoke / stream, never stored on the runnable."""
 
     tenant: str
-    policy: Policy
+    pipeline: Pipeline
     question: str | None
     request_id: str | None
     id_key: str
@@ -375,17 +377,16 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
                 lazy.guardrail = Guardrail()
             return lazy.guardrail
 
-    def _checks(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        g = self._guardrail()
-        check = getattr(g, "check", None)
-        if callable(check):
-            return check, getattr(g, "acheck", check)
-        if callable(g):
-            return g, g
-        raise ConfigError(f"guardrail must be a Guardrail or a check callable, got {type(g).__name__}", field="guardrail")
-
-    def _policy_for(self, tenant: str) -> Policy:
-        return resolve_policy(self.policy, tenant)
+    def _pipeline_for(self, tenant: str) -> Pipeline:
+        """The tenant's pipeline: its policy looked up per call (a store reloads edited files), the
+        pipeline built once per policy version and guardrail."""
+        guardrail = self._guardrail()
+        lazy = self._lazy
+        with lazy.lock:
+            if lazy.pipelines is None or lazy.pipelines.guardrail is not guardrail:
+                lazy.pipelines = PipelineCache(guardrail)
+            pipelines = lazy.pipelines
+        return pipelines.get(tenant, resolve_policy(self.policy, tenant))
 
     def _regeneration_llm(self, config: RunnableConfig) -> Any:
         """The rewrite model for one invocation, its calls traced under ``config`` (our child config)."""
@@ -403,7 +404,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
 
     # ------------------------------------------------------------------ per-call plumbing
 
-    def _start(self, input: Any, config: RunnableConfig, run_manager: Any, policy: Policy | None = None) -> _Call:
+    def _start(self, input: Any, config: RunnableConfig, run_manager: Any, pipeline: Pipeline | None = None) -> _Call:
         conf = config.get("configurable") or {}
         tenant = conf.get("tenant_id") or "default"
         if not isinstance(tenant, str):
@@ -411,7 +412,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         question = conf.get("guardrail_question") or _question_of(input, self.question_key)
         return _Call(
             tenant=tenant,
-            policy=policy if policy is not None else self._policy_for(tenant),
+            pipeline=pipeline if pipeline is not None else self._pipeline_for(tenant),
             question=question,
             request_id=str(run_manager.run_id) if run_manager is not None else None,
             id_key=self.evidence_id_key,
@@ -465,9 +466,9 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         rebuilt = self._rebuild(output, decision, call)
         return GuardedOutput(output=rebuilt, decision=decision, tenant=call.tenant) if self.return_decision else rebuilt
 
-    def _guard_kwargs(self, call: _Call, child: RunnableConfig) -> dict[str, Any]:
-        return {"policy": call.policy, "llm": self._regeneration_llm(child), "audit": self.audit, "tenant": call.tenant,
-                "question": call.question, "request_id": call.request_id}
+    def _pipeline(self, call: _Call, config: RunnableConfig) -> Pipeline:
+        """The tenant's pipeline with this invocation's rewrite model (traced under ``config``) and the audit log."""
+        return call.pipeline.replace(llm=self._regeneration_llm(config), audit=self.audit)
 
     # ------------------------------------------------------------------ invoke
 
@@ -482,8 +483,8 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         else:
             output = input
         answer = self._answer(output, call)
-        check, _ = self._checks()
-        decision = guard(answer, call.evidence(), check=check, **self._guard_kwargs(call, child))
+        decision = self._pipeline(call, child).guard(answer, call.evidence(), question=call.question,
+                                                     request_id=call.request_id)
         dispatch_custom_event(DECISION_EVENT, decision, config=child)
         return self._result(output, decision, call)
 
@@ -498,19 +499,18 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         else:
             output = input
         answer = self._answer(output, call)
-        _, acheck = self._checks()
-        decision = await aguard(answer, call.evidence(), check=acheck, **self._guard_kwargs(call, child))
+        decision = await self._pipeline(call, child).aguard(answer, call.evidence(), question=call.question,
+                                                            request_id=call.request_id)
         await adispatch_custom_event(DECISION_EVENT, decision, config=child)
         return self._result(output, decision, call)
 
     async def _astart(self, input: Any, config: RunnableConfig, run_manager: Any) -> _Call:
-        # Loading a policy file or building the default Guardrail (model files) is blocking I/O.
+        # Loading a policy file, building the default Guardrail (model files) or the verifier a policy
+        # asks for is blocking I/O: off the event loop.
         conf = config.get("configurable") or {}
         tenant = conf.get("tenant_id") or "default"
-        policy = await asyncio.to_thread(self._policy_for, tenant) if isinstance(tenant, str) else None
-        if self.guardrail is None and self._lazy.guardrail is None:
-            await asyncio.to_thread(self._guardrail)
-        return self._start(input, config, run_manager, policy)
+        pipeline = await asyncio.to_thread(self._pipeline_for, tenant) if isinstance(tenant, str) else None
+        return self._start(input, config, run_manager, pipeline)
 
     # ------------------------------------------------------------------ streaming
 
@@ -551,8 +551,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
                     yield text
             end.check()
 
-        check, _ = self._checks()
-        sg = StreamGuard(call.evidence, check=check, **self._stream_kwargs(call, config))
+        sg = self._stream_guard(call, config)
         try:
             for seg in run_stream(sg, texts()):
                 yield from self._passthrough(parts, call)
@@ -586,8 +585,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
                     yield text
             end.check()
 
-        _, acheck = self._checks()
-        sg = StreamGuard(call.evidence, check=acheck, **self._stream_kwargs(call, config))
+        sg = self._stream_guard(call, config)
         async for seg in arun_stream(sg, texts()):
             for out in self._passthrough(parts, call):
                 yield out
@@ -599,10 +597,10 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         if sg.decision is not None:
             await adispatch_custom_event(DECISION_EVENT, sg.decision, config=config)
 
-    def _stream_kwargs(self, call: _Call, config: RunnableConfig) -> dict[str, Any]:
-        kw = self._guard_kwargs(call, config)
-        kw["question"] = lambda: call.question
-        return kw
+    def _stream_guard(self, call: _Call, config: RunnableConfig) -> StreamGuard:
+        """One stream's state; evidence and question are read as they arrive (a streamed dict may carry them)."""
+        return self._pipeline(call, config).stream_guard(call.evidence, question=lambda: call.question,
+                                                        request_id=call.request_id)
 
     def _absorb(self, chunk: Any, call: _Call, shape: _Shape, parts: list[Any]) -> str | None:
         """Answer text of one upstream chunk; other parts of a dict chunk are kept to pass through."""

@@ -3,7 +3,9 @@
 The check belongs after synthesis (the answer must exist), so this wraps the engine rather than
 sitting in the retrieval pipeline. Both ``query`` and ``aquery`` are implemented; the async path
 awaits the engine's ``aquery`` and runs the CPU-bound check in a worker thread, so it never
-blocks the event loop. The engine holds configuration only: nothing of one query is stored on it.
+blocks the event loop. Checking, deciding, regenerating and recording are the tenant's
+``guardrail.Pipeline``'s, built once per policy version; the engine holds configuration and that
+pipeline only: nothing of one query is stored on it.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
-from guardrail.errors import ConfigError, InputError
-from guardrail.policy import Action, Decision, Policy, PolicyStore, Reason, ReasonCode, aguard, decide, guard, resolve_policy
+from guardrail.errors import InputError
+from guardrail.pipeline import Pipeline, PipelineCache
+from guardrail.policy import Action, Decision, Policy, PolicyStore, Reason, ReasonCode, decide, resolve_policy
 from guardrail.types import CheckReport, Evidence
 
 __all__ = ["GuardedQueryEngine", "nodes_to_evidence", "non_answer_decision", "EMPTY_RESPONSE"]
@@ -110,6 +113,7 @@ class GuardedQueryEngine(BaseQueryEngine):
         self._llm = _as_chat(llm)
         self._audit = audit
         self._id_key = id_key
+        self._pipelines: PipelineCache | None = None  # built with the guardrail, on first use
 
     def for_tenant(self, tenant: str) -> GuardedQueryEngine:
         """The same engine, guardrail and policies, deciding under ``tenant``'s policy."""
@@ -125,14 +129,13 @@ class GuardedQueryEngine(BaseQueryEngine):
 
     # ------------------------------------------------------------------ helpers
 
-    def _checks(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        g = self._checker.get()
-        check = getattr(g, "check", None)
-        if callable(check):
-            return check, getattr(g, "acheck", check)
-        if callable(g):
-            return g, g
-        raise ConfigError(f"guardrail must be a Guardrail or a check callable, got {type(g).__name__}", field="guardrail")
+    def _pipeline(self, policy: Policy) -> Pipeline:
+        """This tenant's pipeline under ``policy`` (its current version): built once per version."""
+        guardrail = self._checker.get()
+        pipelines = self._pipelines
+        if pipelines is None or pipelines.guardrail is not guardrail:
+            pipelines = self._pipelines = PipelineCache(guardrail, llm=self._llm, audit=self._audit)
+        return pipelines.get(self.tenant, policy)
 
     def _policy_for(self) -> Policy:
         return resolve_policy(self._policy, self.tenant)
@@ -151,9 +154,6 @@ class GuardedQueryEngine(BaseQueryEngine):
         text = decision.final_text if decision is not None else response.response
         return Response(response=text, source_nodes=list(response.source_nodes), metadata=meta)
 
-    def _kwargs(self, policy: Policy, question: str) -> dict[str, Any]:
-        return {"policy": policy, "llm": self._llm, "audit": self._audit, "tenant": self.tenant, "question": question or None}
-
     # ------------------------------------------------------------------ query
 
     def _query(self, query_bundle: QueryBundle) -> Response:
@@ -168,8 +168,7 @@ class GuardedQueryEngine(BaseQueryEngine):
             if self._audit is not None:
                 self._audit.record(decision, self.tenant)
             return self._finish(response, decision, why)
-        check, _ = self._checks()
-        decision = guard(answer, evidence, check=check, **self._kwargs(self._policy_for(), query_bundle.query_str))
+        decision = self._pipeline(self._policy_for()).guard(answer, evidence, question=query_bundle.query_str or None)
         return self._finish(response, decision)
 
     async def _aquery(self, query_bundle: QueryBundle) -> Response:
@@ -187,11 +186,9 @@ class GuardedQueryEngine(BaseQueryEngine):
             if self._audit is not None:
                 await asyncio.to_thread(self._audit.record, decision, self.tenant)
             return self._finish(response, decision, why)
-        if not self._checker.ready:
-            await asyncio.to_thread(self._checker.get)
-        _, acheck = self._checks()
+        pipeline = await asyncio.to_thread(self._pipeline, policy)  # the first one loads models
         evidence = nodes_to_evidence(response.source_nodes, id_key=self._id_key)
-        decision = await aguard(answer, evidence, check=acheck, **self._kwargs(policy, query_bundle.query_str))
+        decision = await pipeline.aguard(answer, evidence, question=query_bundle.query_str or None)
         return self._finish(response, decision)
 
 
@@ -210,10 +207,6 @@ class _Lazy:
     def __init__(self, value: Any) -> None:
         self._value = value
         self._lock = threading.Lock()
-
-    @property
-    def ready(self) -> bool:
-        return self._value is not None
 
     def get(self) -> Any:
         with self._lock:
