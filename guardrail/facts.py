@@ -33,7 +33,7 @@ import functools
 from collections import Counter
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import chain, islice
@@ -56,7 +56,7 @@ SLOT_ERROR: dict[str, ErrorType] = {
     "unit": ErrorType.unit, "currency": ErrorType.unit, "percent_points": ErrorType.unit,
     "date": ErrorType.temporal, "time": ErrorType.temporal,
     "entity": ErrorType.entity, "attribution": ErrorType.entity, "new_name": ErrorType.entity, "moved": ErrorType.entity,
-    "role": ErrorType.role, "attribute": ErrorType.entity,
+    "role": ErrorType.role, "attribute": ErrorType.entity, "field_value": ErrorType.fabrication,
     "negation": ErrorType.negation, "modality": ErrorType.modality, "condition": ErrorType.condition,
     "direction": ErrorType.direction, "comparison": ErrorType.comparison,
     "quantifier": ErrorType.overgeneralization, "superseded": ErrorType.superseded,
@@ -217,8 +217,11 @@ def floor_score(check: FactCheck) -> float:
 
 
 #: Not-stated findings precise enough to floor the score as mismatches do: a made-up multi-word name
-#: (precision 0.400 on RAGTruth dev half A, n=30; the red team's swapped names in long answers).
-FLOORED_NOT_STATED = frozenset({"new_name"})
+#: (precision 0.400 on RAGTruth dev half A, n=30; the red team's swapped names in long answers), and a
+#: structured answer's field whose value has no word the context or question uses ("allergies":
+#: ["sulfonamides"] against "Allergies: penicillin"; RAGTruth has no JSON answers to measure it on, so it
+#: carries the prior; the fact suites' JSON cases are its evidence).
+FLOORED_NOT_STATED = frozenset({"new_name", "field_value"})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -347,10 +350,14 @@ def check_facts(
     _crossed(claim, sents, known, out, conf)
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
+    _step_order(claim, sents, out, conf)
+    _share_quantifier(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
+    if record is not None:
+        _field_value(claim, parsed, question or "", out, conf)
     _grade(claim, c_terms, sents, out, conf)
     return out
 
@@ -405,6 +412,11 @@ def _comparable(q: Quantity, e: Quantity) -> bool:
     return q.kind == e.kind
 
 
+#: Labels that name a measured quantity, not a counted thing ("age: 64" is 64 years).
+_MEASURE_LABELS = frozenset(stem(w) for w in "age weight height length width depth distance duration price cost fee "
+                            "temperature speed altitude elevation area volume capacity salary wage rent".split())
+
+
 def _equivalent(q: Quantity, e: Quantity) -> bool:
     if q.is_word and 0 < q.magnitude < 1 and e.kind == "percent":
         return same_value(_scaled(q, 100), e)
@@ -417,7 +429,12 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
     if q.kind == "count" and e.kind == "count" and q.dimension != e.dimension and not (q.labelled or e.labelled):
         return False
     if q.dimension and e.dimension and (q.kind == "count") != (e.kind == "count"):
-        # A measurement and a count of something ("530 m" / "room 530", "330 staff") are different slots.
+        # A measured quantity named by its label ("age: 64", "weight: 70") is the measurement itself
+        # ("64 years old", "70 kg"); any other count and a measurement ("530 m" / "room 530", "330 staff")
+        # are different slots.
+        counted = q if q.kind == "count" else e
+        if counted.labelled and counted.dimension.split(":", 1)[1] in _MEASURE_LABELS:
+            return math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
         return False
     if q.rate != e.rate and q.rate and e.rate:
         return False
@@ -1040,6 +1057,36 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
             return
 
 
+# -- a field's value the context never uses ------------------------------------------------------------
+_NO_VALUE = frozenset({"yes", "no", "not known", "true", "false", "null", "none", "n/a", "unknown"})
+
+
+def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: FactCheck, conf) -> None:
+    """A structured answer's field (its statement "allergies: sulfonamides") about a slot the context names
+    ("Allergies: penicillin") whose value has words, none of which the context or the question uses, and
+    no finding of its own yet: a value made up. Values that
+    are figures or dates are the number and date checks'; a closed-set value counts as used when the
+    context states it in another form ("female" / "woman")."""
+    if any(d.kind == "mismatch" for d in out.differences) or ": " not in claim:
+        return
+    key, value = (part.strip() for part in claim.split(": ", 1))
+    if value.lower() in _NO_VALUE:
+        return
+    terms = set(_parse(value).wording)  # words, not figures or their units ("190 g" has none)
+    if not terms:
+        return
+    used = set().union(*(p.term_set for p in parsed)) | {_fold(t) for t, _ in terms_with_offsets(question)}
+    if terms & used or not (_parse(key).term_set & used):
+        # A value the context words another way, or one about a slot the context never names
+        # ("result": "draw" from "Celtic 2, Rangers 2"): an inference the learned score reads, not a finding.
+        return
+    mine = {v for _, v, _, _ in lexicon.attribute_words(value)}
+    if mine and mine & {v for p in parsed for _, v, _, _ in lexicon.attribute_words(p.text)}:
+        return
+    out.differences.append(Difference(slot="field_value", kind="not_stated", claim_value=value,
+                                      confidence=conf["field_value"]))
+
+
 # -- a possibility stated as a certainty ------------------------------------------------------------
 _CERTAIN = re.compile(r"\b(?:will|won['\u2019]t|shall|(?:is|are)\s+going\s+to|definitely|certainly)\s+(?:not\s+)?(?:\w+ly\s+)?([a-z]+)", re.I)
 _POSSIBLE = re.compile(r"\b(?:may|might|could|possibly|perhaps)\s+(?:not\s+)?(?:\w+ly\s+)?(?:be\s+)?([a-z]+)", re.I)
@@ -1072,6 +1119,58 @@ def _certainty(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf) 
             cov, s, lo, hi = best
             out.differences.append(Difference(slot="modality", claim_value=m.group(0), evidence_value=s[3][lo:hi],
                                               evidence_span=_span(s, lo, hi), confidence=conf["modality"]))
+            return
+
+
+# -- a share stated as a quantifier -------------------------------------------------------------------
+#: Quantifiers that say how large a share is, and the shares (0..1) they allow.
+_SHARE_WORDS: tuple[tuple[re.Pattern[str], Callable[[float], bool]], ...] = (
+    (re.compile(r"\b(?:nearly|almost|virtually|practically)\s+(?:all|every)\b", re.I), lambda r: r >= 0.75),
+    (re.compile(r"\b(?:most|the\s+majority\s+of|more\s+than\s+half(?:\s+of)?|over\s+half(?:\s+of)?)\b", re.I), lambda r: r > 0.5),
+    (re.compile(r"\b(?:a\s+minority\s+of|fewer\s+than\s+half|less\s+than\s+half|under\s+half)\b", re.I), lambda r: r < 0.5),
+)
+#: "two of the bank's five units", "38 out of 40 schools": the words between a part and its whole.
+_PART_OF = re.compile(r"^\s+(?:out\s+)?of\s+(?:(?:the|its|their|his|her|our|all|[\w'’]+['’]s)\s+){0,2}$", re.I)
+
+
+def _shares(text: str) -> list[tuple[float, int, int]]:
+    """(share, start, end) for each part of a whole the text states: "two of the five units" (0.4),
+    "38% of voters" (0.38)."""
+    qs = parse_quantities(text)
+    out = []
+    for q in qs:
+        if q.kind == "percent" and re.match(r"\s+of\b", text[q.end:]) and 0 <= q.magnitude <= 100:
+            out.append((q.magnitude / 100, q.start, q.end))
+    for a, b in zip(qs, qs[1:]):
+        if a.kind != "percent" and b.kind != "percent" and _PART_OF.match(text[a.end:b.start]) \
+                and 0 <= a.magnitude < b.magnitude:
+            out.append((a.magnitude / b.magnitude, a.start, b.end))
+    return out
+
+
+def _share_quantifier(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf) -> None:
+    """A quantifier that the share the context states does not allow: "Most of the bank's units reported
+    losses" where two of its five did; "a minority of voters" where 62% did. Read in a clause that holds
+    nearly all of the claim's words."""
+    if any(d.slot == "quantifier" for d in out.differences):
+        return
+    said = [(m, ok) for pat, ok in _SHARE_WORDS for m in [pat.search(claim)] if m]
+    if not said or _shares(claim):
+        return
+    m, allows = said[0]
+    rest = c_terms - {_fold(t) for t, _ in terms_with_offsets(m.group(0))}
+    for _, s, p in sents:
+        for a, b in clauses(p.text):
+            clause = p.text[a:b]
+            found = _shares(clause)
+            # Nearly all of the claim's words: "the other three were profitable" is another clause's predicate.
+            if not found or _coverage(rest, set(_parse(clause).term_set), idf) < 0.8:
+                continue
+            share, lo, hi = found[0]
+            if not allows(share):
+                out.differences.append(Difference(slot="quantifier", claim_value=m.group(0),
+                                                  evidence_value=clause[lo:hi], evidence_span=_span(s, a + lo, a + hi),
+                                                  confidence=conf["quantifier"]))
             return
 
 
@@ -1913,6 +2012,54 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
 
 
 _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "followed", "prior"})
+
+# -- steps in the other order --------------------------------------------------------------------------
+#: Two steps in a stated order: "X before Y", "X, (and) then Y", "first X, then Y", "X, followed by Y"
+#: (X first), and "after X, Y", "Y after X", "Y once X" (X first).
+_THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*|\s+)(?:and\s+)?(?:then|afterwards|followed\s+by|before|prior\s+to)\s+(.+)$", re.I)
+_AFTER_LEAD = re.compile(r"^(?:only\s+)?(?:after|once|when)\s+(.+?),\s*(?:then\s+)?(.+)$", re.I)
+_AFTER_TAIL = re.compile(r"^(.+?)\s+(?:only\s+)?(?:after|once)\s+(.+)$", re.I)
+_BEFORE_LEAD = re.compile(r"^(?:before)\s+(.+?),\s*(.+)$", re.I)
+
+
+def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
+    """(first step's words, second step's words, start, end) for each sentence of ``text`` that orders two
+    steps. Words are stems, so "deploy" and "deploying" are one step."""
+    out = []
+    for m in re.finditer(r"[^.;!?\n]+", text):
+        piece = m.group(0).strip()
+        for pat, swap in ((_AFTER_LEAD, False), (_BEFORE_LEAD, True), (_THEN, False), (_AFTER_TAIL, True)):
+            hit = pat.match(piece)
+            if hit:
+                x, y = hit.group(1), hit.group(2)
+                first, second = (y, x) if swap else (x, y)
+                fx = frozenset(stem(_fold(t)) for t, _ in terms_with_offsets(first))
+                fy = frozenset(stem(_fold(t)) for t, _ in terms_with_offsets(second))
+                if len(fx) >= 2 and len(fy) >= 2:
+                    out.append((fx, fy, m.start(), m.end()))
+                break
+    return out
+
+
+def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
+    """Two steps the context orders, given the other way round ("Deploy the new version first, and then run
+    the migration" where the context says to run the migration before deploying). Each of the claim's steps
+    must hold most of the words of the context's other step and few of its own."""
+    if any(d.slot == "comparison" for d in out.differences):
+        return
+    mine = _steps(claim)
+    if not mine:
+        return
+    for _, s, p in sents:
+        for ex, ey, a, b in _steps(p.text):
+            for cx, cy, _, _ in mine:
+                crossed = min(_coverage(set(cx), ey), _coverage(set(cy), ex))
+                kept = max(_coverage(set(cx), ex), _coverage(set(cy), ey))
+                if crossed >= 0.6 and kept < 0.5:
+                    out.differences.append(Difference(slot="comparison", claim_value=claim.strip()[:120],
+                                                      evidence_value=p.text[a:b].strip()[:120],
+                                                      evidence_span=_span(s, a, b), confidence=conf["comparison"]))
+                    return
 
 
 def _bound_use(text: str, end: int) -> bool:

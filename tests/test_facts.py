@@ -720,3 +720,69 @@ def test_one_party_under_two_names_is_no_attribution_mismatch():
                "Molins said the suspect had been planning a larger attack on two churches.")
     found, fc = slots("The prosecutor stated that the suspect had been planning a larger attack on two churches.", context)
     assert ("attribution", "mismatch") not in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("Deploy the new application version first, and then run the database migration.",
+     "Always run the database migration before deploying the new application version.", True),
+    ("Let the bread cool on a rack before baking it for 20 minutes.",
+     "Bake for 20 minutes, then let the bread cool on a rack.", True),
+    ("Remove the old filter after inserting the new cartridge.",
+     "Remove the old filter, then insert the new cartridge until it clicks.", True),
+    # the same order, worded differently
+    ("Run the database migration, then deploy the new application version.",
+     "Always run the database migration before deploying the new application version.", False),
+    ("After inserting the new cartridge, close the lid.", "Insert the new cartridge, then close the lid.", False),
+    ("Bake for 20 minutes and then let the bread cool.", "Bake for 20 minutes, then let the bread cool on a rack.", False),
+])
+def test_steps_in_the_other_order(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("comparison", "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("Most of the bank's regional units reported losses in the quarter.",
+     "Two of the bank's five regional units reported losses in the quarter; the other three were profitable.", True),
+    ("A minority of residents backed the new park.", "In the survey, 62% of residents backed the new park.", True),
+    ("Almost all of the volunteers returned the next year.", "Nine of the 20 volunteers returned the next year.", True),
+    # shares the quantifier allows, or a quantifier about another clause's predicate
+    ("Nearly all schools signed up for the scheme.", "38 out of 40 schools signed up for the scheme.", False),
+    ("Most residents backed the new park.", "In the survey, 62% of residents backed the new park.", False),
+    ("Most of the bank's regional units were profitable.",
+     "Two of the bank's five regional units reported losses in the quarter; the other three were profitable.", False),
+])
+def test_a_quantifier_the_stated_share_does_not_allow(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("quantifier", "mismatch") in found) is flagged, (found, fc)
+
+
+def field_slots(answer, context):
+    from guardrail.structured import field_claims, parse_structured
+
+    out = {}
+    for c in field_claims(answer, parse_structured(answer)):
+        fc = check_facts(c.statement or c.text, sentences(context), record=c.record)
+        out[c.field_path] = [(d.slot, d.kind) for d in fc.differences]
+    return out
+
+
+def test_a_field_value_the_context_never_uses_is_not_stated_and_floors_the_claim():
+    context = "Order 5521: two standing desks, shipped by DHL on 3 May. Payment: credit card."
+    found = field_slots('{"order": 5521, "items": "standing desks", "payment": "bank transfer", "carrier": "FedEx", '
+                        '"status": "delivered"}', context)
+    assert ("field_value", "not_stated") in found["$.payment"], found
+    assert found["$.carrier"], found  # a name the context never states: named whatever the alignment
+    # a slot the context never names ("status"): an inference, left to the learned score
+    assert all(("field_value", "not_stated") not in v for k, v in found.items() if k != "$.payment"), found
+    fc = check_facts("payment: bank transfer", sentences(context), record="order: 5521; items: standing desks")
+    assert floor_score(fc) >= 0.5
+
+
+@pytest.mark.parametrize("answer, context", [
+    # a measured quantity named by its key, a closed-set value in another form, yes/no
+    ('{"age": 64, "sex": "female"}', "The patient is a 64-year-old woman."),
+    ('{"weight": 70, "smoker": false}', "She weighs 70 kg and does not smoke."),
+])
+def test_a_faithful_field_value_is_not_flagged(answer, context):
+    found = field_slots(answer, context)
+    assert not any(k == "not_stated" and s in ("field_value", "value") for v in found.values() for s, k in v), found

@@ -454,7 +454,8 @@ class HeuristicVerifier:
         floor = floor_score(fc)
         if floor > h:
             top = max((d for d in fc.differences if d.confidence == floor), key=lambda d: d.kind == "mismatch")
-            what = f"{top.slot} mismatch" if top.kind == "mismatch" else f"name not stated ('{top.claim_value}')"
+            what = (f"{top.slot} mismatch" if top.kind == "mismatch"
+                    else f"{'value' if top.slot == 'field_value' else 'name'} not stated ('{top.claim_value}')")
             note += f"raised to {floor:.3f} by the {what} (the precision of that kind of finding); "
             h = floor
         # A faithful rewording: every value is stated by the evidence in another form (a conversion, number
@@ -523,7 +524,8 @@ def _differences(fc) -> str:
         if d.kind == "mismatch":
             parts.append(f"{d.slot} mismatch: claim says '{d.claim_value}', evidence says '{d.evidence_value}'")
         elif d.kind == "not_stated":
-            parts.append(f"{'name' if d.slot == 'new_name' else d.slot} not stated in the context: '{d.claim_value}'")
+            slot = {"new_name": "name", "field_value": "value"}.get(d.slot, d.slot)
+            parts.append(f"{slot} not stated in the context: '{d.claim_value}'")
     return "; ".join(parts) + ("; " if parts else "")
 
 
