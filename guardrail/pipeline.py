@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from .errors import ConfigError, InputError
+from .llm import BoundedChat, OpenAIChat, as_chat_model
 from .policy import AuditLog, Decision, Policy, policy_guardrail
 from .policy import aguard as policy_aguard
 from .policy import guard as policy_guard
@@ -59,7 +60,8 @@ class Pipeline:
             for lists that check as skipped, for the failure mode to decide.
         policy: the tenant's policy.
         llm: the rewrite model for regeneration (a ``guardrail.llm.ChatModel`` or a LangChain chat
-            model); None: a decision to regenerate takes the policy's fallback.
+            model), made one whose calls take the policy's per-call budget once, here
+            (``guardrail.llm.as_chat_model``); None: a decision to regenerate takes the policy's fallback.
         audit: the ``AuditLog`` each decision is recorded in, once per decision; None: not recorded.
         tenant: the tenant's name, in audit rows and spans.
 
@@ -93,7 +95,7 @@ class Pipeline:
         self.policy = policy
         self.guardrail: Guardrail | None = policy_guardrail(engine, policy) if engine is not None else None
         self._check, self._acheck = _checks(self.guardrail) if self.guardrail is not None else _given_checks(guardrail)
-        self.llm = llm
+        self.llm = _chat(llm)
         self.audit = audit
         self.tenant = tenant
 
@@ -115,7 +117,7 @@ class Pipeline:
                 raise ConfigError(f"check must be callable, got {type(check).__name__}", field="check")
             other.guardrail, other._check, other._acheck = None, check, check
         if llm is not _KEEP:
-            other.llm = llm
+            other.llm = _chat(llm)
         if audit is not _KEEP:
             other.audit = audit
         return other
@@ -227,6 +229,11 @@ class PipelineCache:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _chat(llm: Any) -> OpenAIChat | BoundedChat | None:
+    """The rewrite model, resolved once per pipeline (a model it cannot use is a ``ConfigError`` here)."""
+    return as_chat_model(llm) if llm is not None else None
 
 
 def _engine(guardrail: Any) -> Guardrail | None:

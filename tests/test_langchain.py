@@ -24,9 +24,16 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnableP
 from langchain_core.vectorstores import InMemoryVectorStore
 
 import guardrail_langchain
-from guardrail.errors import ConfigError, InputError
+from guardrail.errors import ConfigError, InputError, LLMResponseError, LLMTimeout
 from guardrail.policy import Action, FailMode, PolicyStore, ReasonCode
-from guardrail_langchain import EvidenceCollector, GuardedChunk, GuardedOutput, GuardrailEmbeddings, GuardrailRunnable
+from guardrail_langchain import (
+    EvidenceCollector,
+    GuardedChunk,
+    GuardedOutput,
+    GuardrailEmbeddings,
+    GuardrailRunnable,
+    LangChainChat,
+)
 from openai_stub import Reply, openai_stub  # noqa: F401  (fixture)
 from test_policy_helpers import lexical_check
 
@@ -354,10 +361,68 @@ def test_real_guardrail_end_to_end(retriever):
     assert flagged["c2"].label.value == "contradicted" and "1887" in d.report.claims[1].text
 
 
+# --------------------------------------------------------------------------------------------- the chat-model adapter
+
+USER = [{"role": "user", "content": "hi"}]
+
+
+def test_langchain_chat_converts_messages_and_returns_text():
+    from pydantic import BaseModel
+
+    from guardrail.llm import chat_json
+
+    class Verdict(BaseModel):
+        label: str
+        confidence: float
+
+    llm = LangChainChat(FakeListChatModel(responses=['{"label": "contradicted", "confidence": 0.6}']))
+    msgs = [{"role": "system", "content": "judge"}, {"role": "user", "content": "claim"}]
+    assert chat_json(llm, msgs, Verdict) == Verdict(label="contradicted", confidence=0.6)
+    assert [m.type for m in llm.convert(msgs)] == ["system", "human"]
+    assert llm.chat_model is llm.model and repr(llm) == "LangChainChat(FakeListChatModel)"
+
+
+async def test_langchain_chat_async_and_error_mapping():
+    llm = LangChainChat(FakeListChatModel(responses=["async text"]))
+    assert await llm.achat(USER) == "async text"
+
+    class Broken(FakeListChatModel):
+        def _call(self, *a: Any, **k: Any) -> str:
+            raise TimeoutError("model took too long")
+
+    with pytest.raises(LLMTimeout, match="took too long"):
+        LangChainChat(Broken(responses=["x"])).chat(USER)
+    with pytest.raises(LLMResponseError, match="ValueError"):
+        LangChainChat(FakeListChatModel(responses=["x"])).chat([{"role": "no-such-role", "content": "x"}])
+    with pytest.raises(ConfigError, match="BaseChatModel"):
+        LangChainChat(object())
+
+
+def test_langchain_chat_runs_its_calls_under_the_given_config():
+    seen = []
+
+    class Recorder(BaseCallbackHandler):
+        def on_chat_model_start(self, serialized: Any, messages: Any, **kw: Any) -> None:
+            seen.append(kw.get("tags"))
+
+    llm = LangChainChat(FakeListChatModel(responses=["ok"]), {"callbacks": [Recorder()], "tags": ["regen"]})
+    assert llm.chat(USER) == "ok" and seen == [["regen"]]
+
+
+def test_a_bare_langchain_model_is_bounded_by_duck_typing():
+    from guardrail.llm import BoundedChat, CallBudget, InvokeChat, as_chat_model
+
+    chat = as_chat_model(FakeListChatModel(responses=["plain"]))
+    assert isinstance(chat, BoundedChat) and type(chat.model) is InvokeChat
+    assert chat.chat(USER, budget=CallBudget(timeout_s=5)) == "plain"
+    adapted = as_chat_model(LangChainChat(FakeListChatModel(responses=["adapted"])))
+    assert isinstance(adapted.model, LangChainChat) and adapted.chat(USER) == "adapted"
+
+
 def test_public_surface():
     assert sorted(guardrail_langchain.__all__) == sorted([
         "GuardrailRunnable", "GuardedOutput", "GuardedChunk", "EvidenceCollector", "GuardrailEmbeddings",
-        "documents_to_evidence", "find_chat_model"])
+        "documents_to_evidence", "find_chat_model", "LangChainChat"])
 
 
 # --------------------------------------------------------------------------------------------- a real OpenAI-compatible stream

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -12,14 +14,19 @@ import tenacity
 from openai_stub import Reply, ScriptedOpenAI, free_port, openai_stub  # noqa: F401  (fixture)
 from pydantic import BaseModel, ValidationError
 
-from guardrail.errors import LLMError, LLMResponseError, LLMTimeout
+from guardrail.errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
 from guardrail.llm import (
+    BoundedChat,
+    CallBudget,
     ChatModel,
-    LangChainChat,
+    InvokeChat,
     LLMConfig,
     OpenAIChat,
     achat_json,
+    as_chat_model,
     chat_json,
+    chat_parsed,
+    content_text,
     extract_json,
     locate_quote,
 )
@@ -55,6 +62,15 @@ def test_config_reads_api_key_from_env_and_forbids_unknown_fields(monkeypatch):
 
 def test_importing_the_module_does_not_import_openai():
     code = "import guardrail.llm, sys; assert 'openai' not in sys.modules and 'langchain_core' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_core_never_imports_langchain():
+    # The LangChain adapter lives in guardrail_langchain; the core (regeneration included) knows a
+    # LangChain model only by duck typing.
+    code = ("import sys, guardrail, guardrail.llm, guardrail.policy, guardrail.pipeline, guardrail.streaming; "
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'langchain', 'guardrail_langchain')); "
+            "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -176,6 +192,170 @@ def test_caller_retry_policy_without_reraise_is_unwrapped(openai_stub):
     assert info.value.attempts == 2
 
 
+# -- per-call budget --------------------------------------------------------------------------------
+
+
+def test_budget_retries_replace_the_clients_for_that_call(openai_stub):
+    openai_stub.add(Reply(status=500), Reply(status=500), "third time")
+    llm = client(openai_stub, max_retries=0)
+    assert llm.chat(USER, budget=CallBudget(max_retries=2)) == "third time"
+    assert len(openai_stub.requests) == 3
+    openai_stub.add(Reply(status=500), "unused")
+    with pytest.raises(LLMResponseError) as info:
+        client(openai_stub, max_retries=5).chat(USER, budget=CallBudget(max_retries=0))
+    assert info.value.attempts == 1 and openai_stub.pending == 1
+
+
+def test_budget_timeout_bounds_the_whole_call_not_each_attempt(openai_stub):
+    openai_stub.add(*[Reply(delay=2.0)] * 4)
+    t0 = time.monotonic()
+    with pytest.raises(LLMTimeout) as info:
+        client(openai_stub, timeout_s=30, max_retries=3).chat(USER, budget=CallBudget(timeout_s=0.4))
+    assert time.monotonic() - t0 < 1.5
+    assert info.value.attempts == 1 and len(openai_stub.requests) == 1 and "0.4 s" in str(info.value)
+
+
+async def test_budget_timeout_bounds_achat(openai_stub):
+    openai_stub.add(*[Reply(delay=2.0)] * 4)
+    t0 = time.monotonic()
+    with pytest.raises(LLMTimeout):
+        await client(openai_stub, timeout_s=30, max_retries=3).achat(USER, budget=CallBudget(timeout_s=0.4))
+    assert time.monotonic() - t0 < 1.5 and len(openai_stub.requests) == 1
+
+
+def test_budget_after_spends_time_and_runs_out():
+    b = CallBudget(timeout_s=1.0, max_retries=1)
+    assert b.after(0.25) == CallBudget(timeout_s=0.75, max_retries=1)
+    assert CallBudget(max_retries=1).after(5.0) == CallBudget(max_retries=1)
+    with pytest.raises(LLMTimeout, match="spent"):
+        b.after(1.0)
+    with pytest.raises(ValidationError):
+        CallBudget(timeout_s=0)
+
+
+# -- any chat model, bounded like the client -------------------------------------------------------
+
+
+class Flaky:
+    """A user's ChatModel: raises the scripted exceptions, then answers."""
+
+    def __init__(self, *script: Any):
+        self.script, self.calls = list(script), 0
+
+    def chat(self, messages: list[dict], **kw: Any) -> Any:
+        self.calls += 1
+        step = self.script.pop(0)
+        if isinstance(step, BaseException):
+            raise step
+        return step(messages) if callable(step) else step
+
+
+def test_as_chat_model_keeps_the_client_and_bounds_everything_else(openai_stub):
+    llm = client(openai_stub)
+    assert as_chat_model(llm) is llm
+    bounded = as_chat_model(Flaky("x"))
+    assert isinstance(bounded, BoundedChat) and as_chat_model(bounded) is bounded
+    assert isinstance(as_chat_model(Invoker("y")).model, InvokeChat)
+    with pytest.raises(ConfigError, match="chat"):
+        as_chat_model(42)
+
+
+def test_bounded_chat_retries_transient_failures_as_the_budget_says():
+    model = Flaky(LLMError("connection refused"), TimeoutError("slow"), "ok")
+    assert as_chat_model(model).chat(USER, budget=CallBudget(max_retries=2, backoff_s=0)) == "ok" and model.calls == 3
+    model = Flaky(LLMError("connection refused"), "ok")
+    with pytest.raises(LLMError, match="refused") as info:
+        as_chat_model(model).chat(USER)  # no budget: the model's own behaviour, one call
+    assert model.calls == 1 and info.value.attempts == 1
+
+
+def test_bounded_chat_does_not_retry_unusable_replies_or_bugs():
+    model = Flaky(LLMResponseError("HTTP 400"), "unused")
+    with pytest.raises(LLMResponseError):
+        as_chat_model(model).chat(USER, budget=CallBudget(max_retries=3, backoff_s=0))
+    model = Flaky(KeyError("k"), "unused")
+    with pytest.raises(LLMError, match="KeyError") as info:
+        as_chat_model(model).chat(USER, budget=CallBudget(max_retries=3, backoff_s=0))
+    assert model.calls == 1 and isinstance(info.value.__cause__, KeyError)
+    with pytest.raises(LLMResponseError, match="not text"):
+        as_chat_model(Flaky(lambda m: {"a": 1})).chat(USER)
+
+
+def test_bounded_chat_deadline_holds_against_a_blocking_model():
+    model = Flaky(lambda m: time.sleep(2) or "late", "unused")
+    t0 = time.monotonic()
+    with pytest.raises(LLMTimeout) as info:
+        as_chat_model(model).chat(USER, budget=CallBudget(timeout_s=0.3, max_retries=2, backoff_s=0))
+    assert time.monotonic() - t0 < 1.0 and info.value.attempts == 1 and model.calls == 1
+
+
+async def test_bounded_chat_async_paths():
+    class OnlyAsync:
+        async def achat(self, messages: list[dict], **kw: Any) -> str:
+            await asyncio.sleep(5)
+            return "late"
+
+    with pytest.raises(LLMTimeout):
+        await as_chat_model(OnlyAsync()).achat(USER, budget=CallBudget(timeout_s=0.2))
+    with pytest.raises(ConfigError, match="achat"):
+        as_chat_model(OnlyAsync()).chat(USER)
+    assert await as_chat_model(Flaky("from a thread")).achat(USER) == "from a thread"
+
+
+def test_schema_hint_goes_only_to_models_that_take_it():
+    seen: list[dict] = []
+
+    class Strict:
+        def chat(self, messages: list[dict]) -> str:
+            return '{"label": "supported", "confidence": 0.5}'
+
+    class Open:
+        def chat(self, messages: list[dict], **kw: Any) -> str:
+            seen.append(kw)
+            return '{"label": "supported", "confidence": 0.5}'
+
+    assert chat_json(as_chat_model(Strict()), USER, Verdict).confidence == 0.5
+    chat_json(as_chat_model(Open()), USER, Verdict, budget=CallBudget(timeout_s=5))
+    assert seen[0]["json_schema"]["title"] == "Verdict" and "budget" not in seen[0]
+
+
+class Invoker:
+    """Duck-typed LangChain-like model: invoke(messages) answers a message whose content is text blocks."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.received: list[Any] = []
+
+    def invoke(self, messages: Any, **kw: Any) -> Any:
+        self.received.append((messages, kw))
+        return SimpleNamespace(content=[{"type": "text", "text": self.text}, {"type": "image_url", "image_url": "x"}])
+
+
+def test_invoke_models_are_chat_models_by_duck_typing():
+    model = Invoker("hello")
+    chat = InvokeChat(model, config={"tags": ["t"]})
+    assert chat.chat(USER, json_schema={"x": 1}) == "hello"
+    assert model.received == [(USER, {"config": {"tags": ["t"]}})]
+    assert asyncio.run(chat.achat(USER)) == "hello"  # no ainvoke: invoke in a worker thread
+    with pytest.raises(LLMResponseError, match="not a message with text"):
+        InvokeChat(SimpleNamespace(invoke=lambda m: SimpleNamespace(content=3))).chat(USER)
+    assert content_text("plain") == "plain" and content_text(None) is None
+
+
+def test_chat_parsed_spends_one_budget_across_the_repair_turn():
+    budgets: list[CallBudget] = []
+
+    class Slow:
+        def chat(self, messages: list[dict], *, budget: CallBudget | None = None, **kw: Any) -> str:
+            budgets.append(budget)
+            time.sleep(0.05)
+            return "no json" if len(budgets) == 1 else '{"label": "supported", "confidence": 1}'
+
+    v = chat_parsed(Slow(), USER, lambda t: Verdict.model_validate(extract_json(t)), budget=CallBudget(timeout_s=5, max_retries=1))
+    assert v.confidence == 1 and len(budgets) == 2
+    assert budgets[0].timeout_s == 5 and budgets[1].timeout_s < 4.96 and budgets[1].max_retries == 1
+
+
 def test_logprobs_pass_through_kwargs(openai_stub):
     openai_stub.add(Reply(content="yes", logprobs=[("yes", -0.01)]))
     assert client(openai_stub).chat(USER, logprobs=True) == "yes"
@@ -286,35 +466,6 @@ async def test_achat_json_repairs(openai_stub):
     v = await achat_json(client(openai_stub), USER, Verdict)
     assert v == Verdict(label="unsupported", confidence=0.7)
     assert len(openai_stub.requests) == 2
-
-
-# -- LangChain adapter ---------------------------------------------------------------------------
-
-
-def test_langchain_adapter_converts_messages_and_returns_text():
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
-
-    llm = LangChainChat(FakeListChatModel(responses=['{"label": "contradicted", "confidence": 0.6}']))
-    msgs = [{"role": "system", "content": "judge"}, {"role": "user", "content": "claim"}]
-    assert chat_json(llm, msgs, Verdict) == Verdict(label="contradicted", confidence=0.6)
-    assert LangChainChat._convert(msgs)[0].type == "system"
-    assert LangChainChat._convert(msgs)[1].type == "human"
-
-
-async def test_langchain_adapter_async_and_error_mapping():
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
-
-    llm = LangChainChat(FakeListChatModel(responses=["async text"]))
-    assert await llm.achat(USER) == "async text"
-
-    class Broken(FakeListChatModel):
-        def _call(self, *a: Any, **k: Any) -> str:
-            raise TimeoutError("model took too long")
-
-    with pytest.raises(LLMTimeout, match="took too long"):
-        LangChainChat(Broken(responses=["x"])).chat(USER)
-    with pytest.raises(TypeError):
-        LangChainChat(object())
 
 
 # -- quote location ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from guardrail.errors import InputError, LLMError, LLMResponseError
+from guardrail.errors import ConfigError, InputError, LLMError, LLMResponseError
 from guardrail.policy import (
     Action,
     EvidenceRewriter,
@@ -21,7 +21,9 @@ from guardrail.policy import (
     splice,
 )
 from guardrail.policy._regenerate import REQUEST_CLOSE, REQUEST_OPEN
+from guardrail.llm import OpenAIChat
 from guardrail.types import Claim
+from openai_stub import Reply, openai_stub  # noqa: F401  (fixture)
 
 from test_policy_helpers import CONTEXT, lexical_check
 
@@ -204,6 +206,50 @@ def test_deadline_bounds_a_hanging_llm():
     assert d.action is Action.caveat and "LLMTimeout" in d.reasons[-1].message
 
 
+# --------------------------------------------------------------------------- requests per round (the client owns retries)
+
+
+def test_a_round_makes_llm_retries_plus_one_requests_whatever_the_clients_own_retries(openai_stub):
+    # Before the llm package, regeneration's tenacity loop wrapped a client that retried too:
+    # (llm_retries + 1) x (max_retries + 1) = 9 requests for one rewrite. The policy's budget now
+    # replaces the client's retries for the call, so a round that meets a dead server makes 3.
+    openai_stub.add(*[Reply(status=500)] * 9)
+    llm = OpenAIChat(base_url=openai_stub.base_url, model="stub", max_retries=2, backoff_s=0.0, timeout_s=5)
+    r = check(ANSWER)
+    d = regenerate(ANSWER, r, check=check, llm=llm, policy=policy(regenerate={"llm_retries": 2}))
+    assert len(openai_stub.requests) == 3 and openai_stub.pending == 6
+    assert d.action is Action.caveat and "HTTP 500" in d.reasons[-1].message and d.attempts[0].error
+
+
+def test_an_unusable_reply_gets_one_repair_turn_then_the_fallback(openai_stub):
+    openai_stub.add("I would rather not.", "Still no JSON.", "never asked for")
+    llm = OpenAIChat(base_url=openai_stub.base_url, model="stub", max_retries=2, backoff_s=0.0, timeout_s=5)
+    r = check(ANSWER)
+    d = regenerate(ANSWER, r, check=check, llm=llm, policy=policy())
+    assert len(openai_stub.requests) == 2 and openai_stub.pending == 1
+    second = openai_stub.requests[1]["json"]["messages"]
+    assert second[-2] == {"role": "assistant", "content": "I would rather not."} and "could not be used" in second[-1]["content"]
+    assert d.action is Action.caveat and "LLMResponseError" in d.reasons[-1].message
+
+
+def test_the_policy_deadline_bounds_the_clients_own_timeout(openai_stub):
+    openai_stub.add(Reply(delay=3.0, content="{}"), Reply(delay=3.0, content="{}"))
+    llm = OpenAIChat(base_url=openai_stub.base_url, model="stub", max_retries=2, backoff_s=0.0, timeout_s=30)
+    r = check(ANSWER)
+    t0 = time.monotonic()
+    d = regenerate(ANSWER, r, check=check, llm=llm, policy=policy(regenerate={"deadline_s": 0.4}))
+    assert time.monotonic() - t0 < 2.0 and len(openai_stub.requests) == 1
+    assert d.action is Action.caveat and "LLMTimeout" in d.reasons[-1].message
+
+
+async def test_a_blocking_model_under_aregenerate_runs_in_a_thread_within_the_deadline():
+    r = check(ANSWER)
+    llm = Scripted(lambda m: time.sleep(3) or "{}")
+    t0 = time.monotonic()
+    d = await aregenerate(ANSWER, r, check=check, llm=llm, policy=policy(regenerate={"deadline_s": 0.3}))
+    assert time.monotonic() - t0 < 1.5 and d.action is Action.caveat and "LLMTimeout" in d.reasons[-1].message
+
+
 def test_rewrite_judged_worse_is_not_shown():
     r = check(ANSWER)
     cid = claim_id_of(r, WRONG)
@@ -321,7 +367,7 @@ def test_langchain_chat_model_is_accepted():
     lc = FakeListChatModel(responses=[json.dumps({claim_id_of(r, WRONG): RIGHT})])
     d = regenerate(ANSWER, r, check=check, llm=lc, policy=policy())
     assert d.action is Action.regenerate and RIGHT in d.final_text
-    with pytest.raises(TypeError, match="chat"):
+    with pytest.raises(ConfigError, match="chat"):
         regenerate(ANSWER, r, check=check, llm=object(), policy=policy())
 
 

@@ -131,11 +131,12 @@ class Attempts:
         def left() -> float | None:
             return None if ends is None else ends - time.monotonic()
 
-        def out_of_time(state: tenacity.RetryCallState) -> bool:
-            rest = left()
-            return rest is not None and rest <= 0
+        attempts_stop = self.policy.stop if budget.max_retries is None else tenacity.stop_after_attempt(budget.max_retries + 1)
 
-        stop = self.policy.stop if budget.max_retries is None else tenacity.stop_after_attempt(budget.max_retries + 1)
+        def stop(state: tenacity.RetryCallState) -> bool:
+            rest = left()  # no attempt starts once the call's time is up
+            return bool(attempts_stop(state)) or (rest is not None and rest <= 0)
+
         base_wait = self.policy.wait if budget.backoff_s is None else tenacity.wait_exponential_jitter(
             multiplier=budget.backoff_s, max=8.0, jitter=budget.backoff_s)
 
@@ -152,7 +153,7 @@ class Attempts:
                 raise DeadlineExceeded(f"no time left of the call's {budget.timeout_s:g} s")
             return rest if self.timeout_s is None else min(rest, self.timeout_s)
 
-        return self.policy.copy(stop=tenacity.stop_any(stop, out_of_time), wait=wait), attempt_timeout
+        return self.policy.copy(stop=stop, wait=wait), attempt_timeout
 
     def _failure(self, exc: BaseException, tries: int) -> LLMError:
         cause = _unwrap(exc)

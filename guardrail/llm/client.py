@@ -1,24 +1,23 @@
-"""One small client for any OpenAI-compatible chat endpoint, and JSON replies validated by pydantic.
+"""The OpenAI-compatible client: ``OpenAIChat``, its settings (``LLMConfig``) and what it spent (``LLMUsage``).
 
 Why our own thin layer over ``openai``: the guardrail sits inline, so an LLM call needs a hard
 deadline, retries on transient failures only (a 400 or a wrong answer is not fixed by asking
 again the same way), and one error type the pipeline can turn into an ``unevaluatable`` verdict.
 Every backend failure ends as ``LLMTimeout`` / ``LLMResponseError`` (or plain ``LLMError`` when the
 endpoint cannot be reached), raised ``from`` the original exception with the attempt count and the
-last output, so nothing is swallowed and nothing is lost.
+last output, so nothing is swallowed and nothing is lost. The retries and deadlines themselves are
+``budget.Attempts``'s; a caller that must bound one call tighter passes a ``CallBudget``.
 
 ``ChatModel`` is the seam: ``OpenAIChat`` (any OpenAI-compatible server: OpenAI, vLLM, llama.cpp,
-Ollama...), ``LangChainChat`` (a chain's own model) or anything with ``chat``/``achat``.
+Ollama...), the integrations' adapters (``guardrail_langchain.LangChainChat``,
+``guardrail_llamaindex.LlamaIndexChat``) or anything with ``chat``/``achat``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import json
-import logging
 import os
-import re
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -26,30 +25,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .deadline import call_with_deadline
-from .errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
+from ..errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
+from .budget import Attempts, CallBudget, DeadlineExceeded, retry_policy
 
 if TYPE_CHECKING:  # pragma: no cover
     import tenacity
 
-__all__ = [
-    "LLMConfig",
-    "LLMUsage",
-    "ChatModel",
-    "OpenAIChat",
-    "LangChainChat",
-    "TextCompletion",
-    "TokenLogprob",
-    "chat_json",
-    "achat_json",
-    "extract_json",
-    "locate_quote",
-]
-
-log = logging.getLogger("guardrail.llm")
+__all__ = ["LLMConfig", "LLMUsage", "ChatModel", "Message", "OpenAIChat", "TextCompletion", "TokenLogprob"]
 
 Message = dict[str, Any]
-M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
 
@@ -97,7 +81,7 @@ class LLMUsage(BaseModel):
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
-    def minus(self, earlier: "LLMUsage") -> "LLMUsage":
+    def minus(self, earlier: LLMUsage) -> LLMUsage:
         """What was spent since ``earlier`` (a snapshot of the same counter)."""
         return LLMUsage(calls=self.calls - earlier.calls, prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
                         completion_tokens=self.completion_tokens - earlier.completion_tokens)
@@ -108,7 +92,8 @@ class ChatModel(Protocol):
     """Anything that turns chat messages into the assistant's reply text.
 
     Implementations must accept (and may ignore) the keyword ``json_schema``: a JSON Schema the
-    reply should match, which a server able to constrain decoding can enforce.
+    reply should match, which a server able to constrain decoding can enforce. Only ``OpenAIChat``
+    takes ``budget=`` itself; ``guardrail.llm.as_chat_model`` gives any other model the same limits.
     """
 
     def chat(self, messages: list[Message], **kw: Any) -> str: ...
@@ -129,10 +114,6 @@ class _Malformed(Exception):
         self.raw = raw
 
 
-class _DeadlineExceeded(TimeoutError):
-    pass
-
-
 def _is_transient(exc: BaseException) -> bool:
     import openai
 
@@ -141,17 +122,14 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIStatusError) and (exc.status_code >= 500 or exc.status_code == 408)
 
 
-def _log_retry(state: "tenacity.RetryCallState") -> None:
-    exc = state.outcome.exception() if state.outcome else None
-    log.warning("LLM request failed (%s: %s); attempt %d, retrying", type(exc).__name__, exc, state.attempt_number)
-
-
 class OpenAIChat:
     """``ChatModel`` over the ``openai`` package, for any OpenAI-compatible server.
 
-    The client's own retries are off: ours (tenacity, or the ``retrying`` you pass) retry transient
-    failures only, and each attempt runs under a hard deadline of ``timeout_s`` even if the server
-    keeps trickling bytes. Safe to share between threads and event loops: it keeps no per-call state.
+    The ``openai`` package's own retries are off: ours (tenacity, or the ``retrying`` you pass) retry
+    transient failures only, and each attempt runs under a hard deadline of ``timeout_s`` even if the
+    server keeps trickling bytes. Every request method takes ``budget=`` (a ``CallBudget``): the limits
+    of that one call, for a caller that must fit it into its own deadline. Safe to share between
+    threads and event loops: it keeps no per-call state.
     """
 
     def __init__(self, config: LLMConfig | None = None, *, base_url: str | None = None, model: str | None = None,
@@ -164,7 +142,7 @@ class OpenAIChat:
             upd = {k: v for k, v in {"base_url": base_url, "model": model, **overrides}.items() if v is not None}
             config = LLMConfig.model_validate({**config.model_dump(), **upd})
         self.config = config
-        self._retrying = retrying if retrying is not None else self._default_retrying()
+        self._retrying = retrying if retrying is not None else retry_policy(config.max_retries, config.backoff_s, _is_transient)
         self._client: Any = None
         self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
@@ -194,7 +172,7 @@ class OpenAIChat:
         if client is not None:
             client.close()
 
-    def __enter__(self) -> "OpenAIChat":
+    def __enter__(self) -> OpenAIChat:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -203,25 +181,6 @@ class OpenAIChat:
     @property
     def _where(self) -> str:
         return f"model {self.config.model!r} at {self.config.base_url}"
-
-    def _default_retrying(self) -> "tenacity.Retrying":
-        import tenacity
-
-        return tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(self.config.max_retries + 1),
-            wait=tenacity.wait_exponential_jitter(multiplier=self.config.backoff_s, max=8.0, jitter=self.config.backoff_s),
-            retry=tenacity.retry_if_exception(_is_transient),
-            before_sleep=_log_retry,
-            reraise=True,
-        )
-
-    def _async_retrying(self) -> "tenacity.AsyncRetrying":
-        import tenacity
-
-        r = self._retrying
-        return tenacity.AsyncRetrying(stop=r.stop, wait=r.wait, retry=r.retry, before=r.before, after=r.after,
-                                      before_sleep=r.before_sleep, reraise=r.reraise,
-                                      retry_error_callback=r.retry_error_callback)
 
     # -- clients (created lazily so that importing guardrail never imports openai) --------------
     def _client_kwargs(self) -> dict[str, Any]:
@@ -288,15 +247,17 @@ class OpenAIChat:
             raise _Malformed("reply has no choice with text content", repr(resp)[:2000])
         return out
 
-    def chat(self, messages: list[Message], **kw: Any) -> str:
+    def chat(self, messages: list[Message], *, budget: CallBudget | None = None, **kw: Any) -> str:
         request = self._request(messages, kw)
-        return self._call(lambda client: client.chat.completions.create(**request), self._content)
+        return self._call(lambda client, timeout: client.chat.completions.create(**_timed(request, timeout)),
+                          self._content, budget)
 
-    async def achat(self, messages: list[Message], **kw: Any) -> str:
+    async def achat(self, messages: list[Message], *, budget: CallBudget | None = None, **kw: Any) -> str:
         request = self._request(messages, kw)
-        return await self._acall(lambda client: client.chat.completions.create(**request), self._content)
+        return await self._acall(lambda client, timeout: client.chat.completions.create(**_timed(request, timeout)),
+                                 self._content, budget)
 
-    def chat_choices(self, messages: list[Message], n: int, **kw: Any) -> list[str]:
+    def chat_choices(self, messages: list[Message], n: int, *, budget: CallBudget | None = None, **kw: Any) -> list[str]:
         """Up to ``n`` sampled replies from one request (the ``n`` parameter of the chat API).
 
         Servers that ignore ``n`` (llama-cpp-python) return one choice; callers that need ``n``
@@ -305,9 +266,10 @@ class OpenAIChat:
         if n < 1:
             raise ConfigError("n must be at least 1")
         request = self._request(messages, {**kw, "n": n})
-        return self._call(lambda client: client.chat.completions.create(**request), self._contents)
+        return self._call(lambda client, timeout: client.chat.completions.create(**_timed(request, timeout)),
+                          self._contents, budget)
 
-    def complete(self, prompt: str, **kw: Any) -> "TextCompletion":
+    def complete(self, prompt: str, *, budget: CallBudget | None = None, **kw: Any) -> TextCompletion:
         """One request to the legacy ``/v1/completions`` endpoint, with its token log-probabilities.
 
         Keywords are those of ``openai.OpenAI().completions.create`` (``echo``, ``logprobs``,
@@ -317,50 +279,40 @@ class OpenAIChat:
         request: dict[str, Any] = {"model": self.config.model, "prompt": prompt,
                                    "temperature": self.config.temperature, "max_tokens": self.config.max_tokens}
         request.update(kw)
-        return self._call(lambda client: client.completions.create(**request), _text_completion)
+        return self._call(lambda client, timeout: client.completions.create(**_timed(request, timeout)),
+                          _text_completion, budget)
 
-    # -- one request under the retry policy, the deadline and the error mapping -----------------
-    def _call(self, create: Callable[[Any], Any], parse: Callable[[Any], T]) -> T:
+    # -- one request under the retry policy, the deadlines and the error mapping ----------------
+    def _attempts(self, budget: CallBudget | None) -> Attempts:
+        return Attempts(self._retrying, self.config.timeout_s, budget, self._error)
+
+    def _call(self, create: Callable[[Any, float | None], Any], parse: Callable[[Any], T], budget: CallBudget | None) -> T:
         client = self._sync_client()
-        attempts = 0
-        try:
-            for attempt in self._retrying.copy():
-                with attempt:
-                    attempts = attempt.retry_state.attempt_number
-                    # httpx bounds each read, not the whole request: a server that trickles bytes must not
-                    # hold an inline guardrail forever (the abandoned thread ends at its next read timeout).
-                    resp = call_with_deadline(lambda: create(client), self.config.timeout_s, "no complete reply",
-                                              _DeadlineExceeded)
-                    self._count(resp)
-                    return parse(resp)
-        except Exception as exc:
-            cause = _unwrap(exc)
-            if isinstance(cause, LLMError):
-                raise cause
-            raise self._error(cause, attempts) from cause
-        raise LLMError(f"{self._where}: retry policy gave up without an attempt", attempts=attempts)  # pragma: no cover
 
-    async def _acall(self, create: Callable[[Any], Any], parse: Callable[[Any], T]) -> T:
+        def attempt(timeout: float | None) -> T:
+            resp = create(client, timeout)
+            self._count(resp)
+            return parse(resp)
+
+        return self._attempts(budget).run(attempt)
+
+    async def _acall(self, create: Callable[[Any, float | None], Any], parse: Callable[[Any], T],
+                     budget: CallBudget | None) -> T:
         client = self._async_client()
-        attempts = 0
-        try:
-            async for attempt in self._async_retrying():
-                with attempt:
-                    attempts = attempt.retry_state.attempt_number
-                    resp = await asyncio.wait_for(create(client), self.config.timeout_s)
-                    self._count(resp)
-                    return parse(resp)
-        except Exception as exc:
-            cause = _unwrap(exc)
-            if isinstance(cause, LLMError):
-                raise cause
-            raise self._error(cause, attempts) from cause
-        raise LLMError(f"{self._where}: retry policy gave up without an attempt", attempts=attempts)  # pragma: no cover
+
+        async def attempt(timeout: float | None) -> T:
+            resp = await create(client, timeout)
+            self._count(resp)
+            return parse(resp)
+
+        return await self._attempts(budget).arun(attempt)
 
     def _error(self, exc: BaseException, attempts: int) -> LLMError:
         import openai
 
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        if isinstance(exc, DeadlineExceeded):
+            return LLMTimeout(f"{self._where}: {exc} ({tries})", attempts=attempts)
         if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
             return LLMTimeout(f"{self._where}: no reply within {self.config.timeout_s:g} s ({tries})", attempts=attempts)
         if isinstance(exc, openai.APIStatusError):
@@ -377,14 +329,10 @@ class OpenAIChat:
         return LLMResponseError(f"{self._where}: {type(exc).__name__}: {exc} ({tries})", attempts=attempts)
 
 
-def _unwrap(exc: BaseException) -> BaseException:
-    import tenacity
-
-    if isinstance(exc, tenacity.RetryError) and exc.last_attempt.failed:
-        inner = exc.last_attempt.exception()
-        if inner is not None:
-            return inner
-    return exc
+def _timed(request: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+    """``request`` with the attempt's deadline as the ``openai`` per-request timeout (unless the caller
+    set one), so an abandoned attempt's connection is also given up by the HTTP layer."""
+    return request if timeout is None or "timeout" in request else {**request, "timeout": timeout}
 
 
 def _safe_text(response: Any) -> str | None:
@@ -448,270 +396,3 @@ def _text_completion(resp: Any) -> TextCompletion:
     except (ValidationError, TypeError, ValueError) as exc:
         raise _Malformed(f"logprobs are malformed: {exc}", repr(resp)[:2000]) from exc
     return TextCompletion(text=text, finish_reason=getattr(choice, "finish_reason", None), logprobs=out)
-
-
-# ---------------------------------------------------------------------------------------------
-# LangChain adapter
-# ---------------------------------------------------------------------------------------------
-
-
-class LangChainChat:
-    """``ChatModel`` over a langchain-core ``BaseChatModel``, so a chain's own model can be reused.
-
-    Retries are the LangChain model's business; failures are mapped to ``LLMError`` types.
-    """
-
-    def __init__(self, chat_model: Any):
-        from langchain_core.language_models import BaseChatModel
-
-        if not isinstance(chat_model, BaseChatModel):
-            raise TypeError(f"LangChainChat needs a langchain-core BaseChatModel, got {type(chat_model).__name__}")
-        self.chat_model = chat_model
-
-    def __repr__(self) -> str:
-        return f"LangChainChat({type(self.chat_model).__name__})"
-
-    @staticmethod
-    def _convert(messages: Sequence[Message]) -> list[Any]:
-        from langchain_core.messages import convert_to_messages
-
-        return convert_to_messages([dict(m) for m in messages])
-
-    @staticmethod
-    def _text(msg: Any) -> str:
-        content = getattr(msg, "content", msg)
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):  # content blocks
-            return "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content
-                           if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text"))
-        raise LLMResponseError(f"LangChain model returned {type(msg).__name__}, not a message with text")
-
-    def _error(self, exc: Exception) -> LLMError:
-        name = type(self.chat_model).__name__
-        if isinstance(exc, LLMError):
-            return exc
-        if isinstance(exc, TimeoutError):
-            return LLMTimeout(f"LangChain model {name}: timed out: {exc}", attempts=1)
-        return LLMResponseError(f"LangChain model {name}: {type(exc).__name__}: {exc}", attempts=1)
-
-    def chat(self, messages: list[Message], **kw: Any) -> str:
-        kw.pop("json_schema", None)
-        try:
-            return self._text(self.chat_model.invoke(self._convert(messages), **kw))
-        except Exception as exc:
-            raise self._error(exc) from exc
-
-    async def achat(self, messages: list[Message], **kw: Any) -> str:
-        kw.pop("json_schema", None)
-        try:
-            return self._text(await self.chat_model.ainvoke(self._convert(messages), **kw))
-        except Exception as exc:
-            raise self._error(exc) from exc
-
-
-# ---------------------------------------------------------------------------------------------
-# JSON replies
-# ---------------------------------------------------------------------------------------------
-
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        fixed = _TRAILING_COMMA.sub(r"\1", text)
-        if fixed == text:
-            raise
-        return json.loads(fixed)
-
-
-def _candidates(text: str) -> list[Any]:
-    """Every JSON value the reply plausibly means, most plausible first."""
-    found: list[Any] = []
-    for block in _FENCE.findall(text):
-        try:
-            found.append(_loads(block.strip()))
-        except json.JSONDecodeError:
-            pass
-    try:
-        found.append(_loads(text.strip()))
-    except json.JSONDecodeError:
-        pass
-    # JSON embedded in prose: decode from every '{' / '[' and prefer the longest value.
-    decoder = json.JSONDecoder()
-    cleaned = _TRAILING_COMMA.sub(r"\1", text)
-    spans: list[tuple[int, int, Any]] = []
-    for m in re.finditer(r"[{\[]", cleaned):
-        try:
-            obj, end = decoder.raw_decode(cleaned, m.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, (dict, list)):
-            spans.append((end - m.start(), m.start(), obj))
-    found.extend(obj for _, _, obj in sorted(spans, key=lambda s: (-s[0], s[1])))
-    return found
-
-
-def extract_json(text: str) -> Any:
-    """The JSON value in an LLM reply: fenced, bare, or inside prose; tolerates trailing commas.
-
-    Raises ``ValueError`` when the reply holds no JSON object or array.
-    """
-    found = _candidates(text)
-    if not found:
-        raise ValueError("no JSON object or array found in the reply")
-    return found[0]
-
-
-def _parse(text: str, schema: type[M]) -> M:
-    found = _candidates(text)
-    if not found:
-        raise ValueError("no JSON object or array found in the reply")
-    first_error: ValidationError | None = None
-    for obj in found:
-        try:
-            return schema.model_validate(obj)
-        except ValidationError as exc:
-            first_error = first_error or exc
-    assert first_error is not None
-    raise ValueError(_short_validation_error(first_error))
-
-
-def _short_validation_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "$"
-        parts.append(f"{loc}: {err['msg']}")
-    return "JSON does not match the schema: " + "; ".join(parts)
-
-
-def _repair_message(error: str) -> Message:
-    return {"role": "user", "content": (
-        f"Your previous reply could not be used: {error[:800]}\n"
-        "Reply again with only the JSON, exactly in the format asked for, and nothing else.")}
-
-
-def chat_json(model: ChatModel, messages: Sequence[Message], schema: type[M], *, repair_attempts: int = 1,
-              **kw: Any) -> M:
-    """Ask ``model`` and validate its reply as ``schema``; on a bad reply, ask again with the error.
-
-    Raises ``LLMResponseError`` (with ``last_output``) when no reply validates after
-    ``repair_attempts`` extra turns; endpoint failures propagate as the model raised them.
-    """
-    if repair_attempts < 0:
-        raise ConfigError("repair_attempts must be >= 0")
-    convo = list(messages)
-    hint = schema.model_json_schema()
-    for turn in range(repair_attempts + 1):
-        text = model.chat(convo, json_schema=hint, **kw)
-        try:
-            return _parse(text, schema)
-        except ValueError as exc:
-            error = str(exc)
-            convo = [*convo, {"role": "assistant", "content": text}, _repair_message(error)]
-    raise LLMResponseError(f"reply is not valid {schema.__name__} JSON after {turn + 1} attempt(s): {error}",
-                           attempts=turn + 1, last_output=text)
-
-
-async def achat_json(model: ChatModel, messages: Sequence[Message], schema: type[M], *, repair_attempts: int = 1,
-                     **kw: Any) -> M:
-    """Async twin of ``chat_json``."""
-    if repair_attempts < 0:
-        raise ConfigError("repair_attempts must be >= 0")
-    convo = list(messages)
-    hint = schema.model_json_schema()
-    for turn in range(repair_attempts + 1):
-        text = await model.achat(convo, json_schema=hint, **kw)
-        try:
-            return _parse(text, schema)
-        except ValueError as exc:
-            error = str(exc)
-            convo = [*convo, {"role": "assistant", "content": text}, _repair_message(error)]
-    raise LLMResponseError(f"reply is not valid {schema.__name__} JSON after {turn + 1} attempt(s): {error}",
-                           attempts=turn + 1, last_output=text)
-
-
-# ---------------------------------------------------------------------------------------------
-# Mapping quoted text back to offsets
-# ---------------------------------------------------------------------------------------------
-
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
-
-
-def _normalise(text: str) -> tuple[str, list[int]]:
-    """Lower-cased, whitespace-collapsed text and, per kept character, its offset in ``text``."""
-    chars: list[str] = []
-    index: list[int] = []
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if chars and chars[-1] != " ":
-                chars.append(" ")
-                index.append(i)
-            continue
-        low = ch.lower().translate(_QUOTES)
-        chars.append(low if len(low) == 1 else ch)
-        index.append(i)
-    if chars and chars[-1] == " ":
-        chars.pop()
-        index.pop()
-    return "".join(chars), index
-
-
-def locate_quote(text: str, quote: str, *, min_ratio: float = 0.8) -> tuple[int, int] | None:
-    """Where an LLM's quotation of ``text`` sits in it, as ``(start, end)`` offsets, or ``None``.
-
-    LLMs re-type what they quote (case, spacing, curly quotes, a changed word), so an exact find
-    is tried first, then a case/whitespace-insensitive one, then the best fuzzy window
-    (``difflib`` ratio at least ``min_ratio``), snapped outward to whole words.
-    """
-    q = quote.strip()
-    if not q or not text:
-        return None
-    i = text.find(q)
-    if i >= 0:
-        return i, i + len(q)
-    nt, index = _normalise(text)
-    nq, _ = _normalise(q)
-    if not nq or not nt:
-        return None
-    j = nt.find(nq)
-    if j >= 0:
-        return index[j], index[j + len(nq) - 1] + 1
-    best = _fuzzy_window(nt, nq, min_ratio)
-    if best is None:
-        return None
-    s, e = index[best[0]], index[best[1] - 1] + 1
-    while s > 0 and text[s - 1].isalnum() and text[s].isalnum():
-        s -= 1
-    while e < len(text) and text[e - 1].isalnum() and text[e].isalnum():
-        e += 1
-    return s, e
-
-
-def _fuzzy_window(text: str, quote: str, min_ratio: float) -> tuple[int, int] | None:
-    sm = difflib.SequenceMatcher(None, autojunk=False)
-    sm.set_seq2(quote)
-
-    def ratio(s: int, e: int) -> float:
-        sm.set_seq1(text[s:e])
-        return sm.ratio()
-
-    n, L = len(text), len(quote)
-    anchor = difflib.SequenceMatcher(None, text, quote, autojunk=False)
-    starts = {max(0, min(n - 1, a - b)) for a, b, size in anchor.get_matching_blocks() if size >= 3}
-    if not starts:
-        return None
-    best = max(((ratio(s, min(n, s + L)), s) for s in starts))
-    score, s = best
-    e = min(n, s + L)
-    slack = max(3, L // 5)
-    for _ in range(2):  # refine the end, then the start, around the best alignment
-        score, e = max((ratio(s, ee), ee) for ee in range(max(s + 1, e - slack), min(n, e + slack) + 1))
-        score, s = max((ratio(ss, e), -ss) for ss in range(max(0, s - slack), min(e - 1, s + slack) + 1))
-        s = -s
-    if score < min_ratio:
-        return None
-    return s, e

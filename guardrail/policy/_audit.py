@@ -93,7 +93,7 @@ def redact(data: Any, _key: str | None = None, *, key: bytes = b"") -> Any:
     ``key``: the salt of the hashes; ``AuditLog`` passes its own, so hashes join within one log.
     """
     if isinstance(data, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in data.items():
             if k in _MAP_KEYS and isinstance(v, dict):
                 out[k] = {kk: _mask(vv) if isinstance(vv, str) else "[redacted]" for kk, vv in v.items()}
@@ -260,6 +260,7 @@ class AuditLog:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )  # autocommit mode: the row is committed when execute returns
+                assert cur.lastrowid is not None  # set by every INSERT
                 return int(cur.lastrowid)
         except sqlite3.Error as exc:
             raise BackendError(f"cannot write to audit log {self.path}: {exc}") from exc
@@ -327,9 +328,9 @@ class AuditLog:
         for r in rows:
             actions[r[0]] += 1
             reasons.update(json.loads(r[1]))
-        drift = None
+        status = None
         if drift_config is not None:
-            drift = cusum([(r[6], r[2]) for r in rows if r[2] is not None][-drift_config.window :], drift_config)
+            status = cusum([(r[6], r[2]) for r in rows if r[2] is not None][-drift_config.window :], drift_config)
         return AuditSummary(
             tenant=tenant,
             total=len(rows),
@@ -342,7 +343,7 @@ class AuditLog:
             mean_latency_ms=(sum(latencies) / len(latencies)) if latencies else None,
             first_ts=rows[0][5] if rows else None,
             last_ts=rows[-1][5] if rows else None,
-            drift=drift,
+            drift=status,
         )
 
 

@@ -124,7 +124,12 @@ class Decision(_Model):
 def analyse(report: CheckReport, policy: Policy) -> Analysis:
     th = policy.claims.score_threshold if policy.claims.score_threshold is not None else report.threshold
     partial = policy.claims.partial_counts_as_unsupported
-    flagged, contra, unsup, supp, evald, uneval = [], [], [], [], [], []
+    flagged: list[str] = []
+    contra: list[str] = []
+    unsup: list[str] = []
+    supp: list[str] = []
+    evald: list[str] = []
+    uneval: list[str] = []
     labels: dict[str, str] = {}
     confs: list[float] = []
     for claim in report.claims:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BackendError, ConfigError, GuardrailError
+from ..llm import as_chat_model
 from ..tracing import span
 from ..types import CheckReport
 from ._audit import AuditLog
@@ -39,7 +40,6 @@ from ._regenerate import (
     AskLLM,
     CheckAnswer,
     aask_llm,
-    as_chat_model,
     ask_llm,
     fallback_decision,
     first_decision,
@@ -127,10 +127,12 @@ class _Calls:
 def _calls(check: Callable[[str], Any], llm: Any, audit: AuditLog | None, policy: Policy, *, awaiting: bool,
            tenant: str = "default", request_id: str | None = None, clock: Callable[[], float] = time.monotonic) -> _Calls:
     """Blocking calls, or (``awaiting``) calls that return awaitables: the LLM asked through ``achat`` when it
-    has one, the audit row written in a worker thread. ``clock`` is the regeneration deadline's."""
+    has one, the audit row written in a worker thread. ``clock`` is the regeneration deadline's. The LLM is
+    ``as_chat_model``'s, so its calls take the per-call budget regeneration passes (``guardrail.llm``)."""
     chat = as_chat_model(llm) if llm is not None else None
 
     def ask(step: AskLLM) -> Any:
+        assert chat is not None  # the steps ask only when there is an LLM (regenerating=llm is not None)
         return (aask_llm if awaiting else ask_llm)(chat, step, policy, clock)
 
     def record(decision: Decision) -> Any:

@@ -145,7 +145,7 @@ def _locate(node: yaml.Node | None, loc: Sequence[Any]) -> tuple[int, int | None
 
 def _where(chain: Sequence[_Doc], loc: Sequence[Any]) -> tuple[str, int | None]:
     """The file (child first on ties) that sets the deepest part of ``loc``, and its line."""
-    best = (chain[0].path, None, -1)
+    best: tuple[str, int | None, int] = (chain[0].path, None, -1)
     for doc in chain:
         depth, line = _locate(doc.node, loc)
         if depth > best[2]:

@@ -111,7 +111,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=False, validate_default=True)
 
 
-def _check_template(template: str, fields: set[str], must_have: set[str] = frozenset()) -> str:
+def _check_template(template: str, fields: set[str], must_have: frozenset[str] | set[str] = frozenset()) -> str:
     """Reject templates with unknown placeholders at load time, not at the first caveat."""
     try:
         safe_format(template, {f: "" for f in fields})  # plain names only: no {text.__class__}, no {n[0]}
@@ -472,8 +472,14 @@ class RegeneratePolicy(_Strict):
         ),
     )
     deadline_s: float = Field(default=30.0, gt=0.0, description="Wall-clock budget for the whole regeneration loop, LLM calls and re-checks included.")
-    llm_retries: int = Field(default=2, ge=0, le=10, description="Extra tries per LLM request on timeouts, connection errors and malformed JSON (tenacity).")
-    retry_wait_s: float = Field(default=0.5, ge=0.0, description="First back-off between LLM tries; it doubles per try, within the deadline.")
+    llm_retries: int = Field(
+        default=2, ge=0, le=10,
+        description=(
+            "Extra attempts the LLM client makes per rewrite request after a transient failure (timeout, connection "
+            "error, 429, 5xx), within the deadline. A reply that is not the JSON asked for gets one repair turn."
+        ),
+    )
+    retry_wait_s: float = Field(default=0.5, ge=0.0, description="First back-off between those attempts; it doubles per attempt, within the deadline.")
     max_evidence_chars: int = Field(
         default=1500, ge=100, description="Evidence text sent per flagged claim in the corrective prompt, at most."
     )

@@ -10,43 +10,34 @@ The loop itself is written once, as a generator (``regeneration``) that yields w
 blocking or awaiting. Nothing blocks inside the loop, so both paths share every rule: the deadline,
 stopping when the number of flagged claims stops falling, and the policy fallback when the LLM is down.
 Each report is analysed once, by the ``decide`` that judges it; the loop reads ``Decision.analysis``.
+
+A rewrite request goes through ``guardrail.llm`` with a per-call budget from the policy (the time left
+before the deadline, ``llm_retries``, ``retry_wait_s``): the client owns retries and deadlines, and an
+unusable reply gets ``chat_parsed``'s one repair turn; nothing here retries or waits on its own.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
-import logging
 import re
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
-
-import tenacity
+from typing import Any
 
 from ..errors import GuardrailError, InputError, LLMError, LLMResponseError, LLMTimeout
+from ..llm import CallBudget, ChatModel, achat_parsed, chat_parsed, extract_json
 from ..types import CheckReport, Claim, ClaimVerdict
 from ._decision import Analysis, Attempt, Decision, Reason, analyse, decide, text_for
 from ._policy import SEVERITY, Action, Policy, ReasonCode
 from ._text import best_sentences
 from ._verification import require_stage
 
-__all__ = ["ChatLike", "as_chat_model", "corrective_messages", "parse_rewrites", "splice", "fallback_decision", "first_decision",
+__all__ = ["corrective_messages", "parse_rewrites", "splice", "fallback_decision", "first_decision",
            "regeneration", "AskLLM", "CheckAnswer", "ask_llm", "aask_llm"]
-
-log = logging.getLogger("guardrail.policy")
 
 REQUEST_OPEN, REQUEST_CLOSE = "<flagged_claims>", "</flagged_claims>"
 ANSWER_OPEN, ANSWER_CLOSE = "Original answer:\n<<<\n", "\n>>>\n"
-
-
-@runtime_checkable
-class ChatLike(Protocol):
-    """The part of ``guardrail.llm.ChatModel`` regeneration needs (``achat`` is optional)."""
-
-    def chat(self, messages: list[dict[str, Any]], **kw: Any) -> str: ...
 
 
 SYSTEM_PROMPT = """You correct answers written by a retrieval-augmented assistant.
@@ -133,8 +124,6 @@ def parse_rewrites(text: str, allowed: Sequence[str]) -> tuple[dict[str, str], l
 
     Raises ``LLMResponseError`` (with the reply) when there is no JSON object of strings.
     """
-    from ..llm import extract_json
-
     try:
         obj = extract_json(text)
     except ValueError as exc:
@@ -377,129 +366,34 @@ def first_decision(answer: str, report: CheckReport, policy: Policy, decision: D
 # --------------------------------------------------------------------------- LLM calls
 
 
-def _accepts_schema(fn: Callable[..., Any]) -> bool:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind is p.VAR_KEYWORD or p.name == "json_schema" for p in params)
+def _budget(policy: Policy, left_s: float) -> CallBudget:
+    """What one rewrite request may spend: the time left before the loop's deadline, the policy's retries.
 
-
-def _retrying_kwargs(policy: Policy, deadline: float, clock: Callable[[], float]) -> dict[str, Any]:
+    The client spends it (``guardrail.llm``: its attempts, deadlines and back-off); regeneration has no
+    retry loop of its own, so a round makes at most ``llm_retries + 1`` requests, plus as many again
+    for the one repair turn after an unusable reply, all within the deadline.
+    """
+    if left_s <= 0:
+        raise LLMTimeout(f"no time left before the regeneration deadline ({policy.regenerate.deadline_s:g} s)")
     rp = policy.regenerate
-
-    def wait(state: tenacity.RetryCallState) -> float:
-        return max(0.0, min(rp.retry_wait_s * 2 ** (state.attempt_number - 1), deadline - clock()))
-
-    def out_of_time(state: tenacity.RetryCallState) -> bool:
-        return clock() >= deadline
-
-    return {
-        "stop": tenacity.stop_any(tenacity.stop_after_attempt(rp.llm_retries + 1), out_of_time),
-        "wait": wait,
-        "retry": tenacity.retry_if_exception_type(LLMError),
-        "reraise": True,
-        "before_sleep": lambda s: log.warning("regeneration LLM call failed (%s), retrying", s.outcome.exception() if s.outcome else "?"),
-    }
+    return CallBudget(timeout_s=left_s, max_retries=rp.llm_retries, backoff_s=rp.retry_wait_s)
 
 
-def _repair(messages: list[dict[str, str]], reply: str | None, error: str) -> list[dict[str, str]]:
-    if reply is None:
-        return messages
-    return [*messages, {"role": "assistant", "content": reply},
-            {"role": "user", "content": f"That reply could not be used ({error[:300]}). Reply with only the JSON object asked for."}]
+def _parser(allowed: Sequence[str]) -> Callable[[str], tuple[dict[str, str], list[str]]]:
+    def parse(text: str) -> tuple[dict[str, str], list[str]]:
+        return parse_rewrites(text, allowed)
+
+    return parse
 
 
-def _as_llm_error(exc: BaseException) -> LLMError:
-    if isinstance(exc, LLMError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return LLMTimeout(f"LLM timed out: {exc}")
-    return LLMError(f"LLM call failed: {type(exc).__name__}: {exc}")
+def ask_llm(chat: ChatModel, req: AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
+    """``{claim id: replacement}`` and the ids it returned that were not asked for: one request through
+    ``chat`` (``as_chat_model``'s) under the policy's budget, and one repair turn if the reply is unusable."""
+    return chat_parsed(chat, req.messages, _parser(req.allowed), what="rewrites JSON",
+                       json_schema=_reply_schema(req.allowed), budget=_budget(policy, req.deadline - clock()))
 
 
-def _call_sync(fn: Callable[[], str], timeout: float) -> str:
-    """Run a blocking chat call under the remaining deadline (it keeps running in its thread if late)."""
-    import threading
-
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # handed to the caller
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="guardrail-regenerate", daemon=True).start()
-    if not done.wait(max(timeout, 0.0)):
-        raise LLMTimeout(f"no rewrite within the regeneration deadline ({timeout:.1f} s left)")
-    if "error" in box:
-        raise _as_llm_error(box["error"]) from box["error"]
-    return box["value"]
-
-
-def ask_llm(llm: Any, req: AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
-    chat = llm.chat
-    kw = {"json_schema": _reply_schema(req.allowed)} if _accepts_schema(chat) else {}
-    state: dict[str, Any] = {"messages": req.messages, "tries": 0}
-
-    def once() -> tuple[dict[str, str], list[str]]:
-        state["tries"] += 1
-        reply = _call_sync(lambda: chat(state["messages"], **kw), req.deadline - clock())
-        if not isinstance(reply, str):
-            raise LLMResponseError(f"chat() returned {type(reply).__name__}, not text")
-        try:
-            return parse_rewrites(reply, req.allowed)
-        except LLMResponseError as exc:
-            state["messages"] = _repair(req.messages, reply, str(exc))
-            raise
-
-    try:
-        return tenacity.Retrying(**_retrying_kwargs(policy, req.deadline, clock))(once)
-    except LLMError as exc:
-        exc.attempts = state["tries"]
-        raise
-
-
-async def aask_llm(llm: Any, req: AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
-    achat = getattr(llm, "achat", None)
-    fn = achat if callable(achat) else llm.chat
-    kw = {"json_schema": _reply_schema(req.allowed)} if _accepts_schema(fn) else {}
-    state: dict[str, Any] = {"messages": req.messages, "tries": 0}
-
-    async def once() -> tuple[dict[str, str], list[str]]:
-        state["tries"] += 1
-        call = fn(state["messages"], **kw) if callable(achat) else asyncio.to_thread(fn, state["messages"], **kw)
-        try:
-            reply = await asyncio.wait_for(call, max(req.deadline - clock(), 0.0))
-        except asyncio.TimeoutError as exc:
-            raise LLMTimeout("no rewrite within the regeneration deadline") from exc
-        except Exception as exc:
-            raise _as_llm_error(exc) from exc
-        if not isinstance(reply, str):
-            raise LLMResponseError(f"achat() returned {type(reply).__name__}, not text")
-        try:
-            return parse_rewrites(reply, req.allowed)
-        except LLMResponseError as exc:
-            state["messages"] = _repair(req.messages, reply, str(exc))
-            raise
-
-    try:
-        return await tenacity.AsyncRetrying(**_retrying_kwargs(policy, req.deadline, clock))(once)
-    except LLMError as exc:
-        exc.attempts = state["tries"]
-        raise
-
-
-def as_chat_model(llm: Any) -> Any:
-    """Anything with ``chat`` is used as is; a LangChain chat model is wrapped in ``LangChainChat``."""
-    if callable(getattr(llm, "chat", None)) or callable(getattr(llm, "achat", None)):
-        return llm
-    if callable(getattr(llm, "invoke", None)):
-        from ..llm import LangChainChat
-
-        return LangChainChat(llm)
-    raise TypeError(f"llm must have chat(messages) (a guardrail.llm.ChatModel) or be a LangChain chat model, got {type(llm).__name__}")
+async def aask_llm(chat: ChatModel, req: AskLLM, policy: Policy, clock: Callable[[], float]) -> tuple[dict[str, str], list[str]]:
+    """Async ``ask_llm``: the model's ``achat`` (a blocking model in a worker thread)."""
+    return await achat_parsed(chat, req.messages, _parser(req.allowed), what="rewrites JSON",
+                              json_schema=_reply_schema(req.allowed), budget=_budget(policy, req.deadline - clock()))

@@ -49,7 +49,9 @@ class EvidenceRewriter:
         """The structured request and the original answer from the last corrective message."""
         for msg in reversed(messages):
             content = msg.get("content") if isinstance(msg, dict) else getattr(msg, "content", None)
-            m = _REQUEST.search(content or "") if isinstance(content, str) else None
+            if not isinstance(content, str):
+                continue
+            m = _REQUEST.search(content)
             if m:
                 try:
                     req = json.loads(m.group(1))

@@ -60,7 +60,8 @@ def best_sentences(claim: str, text: str, budget: int) -> str:
         return text
     spans = sentences(text)
     ranked = sorted(range(len(spans)), key=lambda i: (-overlap(claim, text[spans[i][0] : spans[i][1]]), i))
-    keep, used = [], 0
+    keep: list[int] = []
+    used = 0
     for i in ranked:
         s, e = spans[i]
         if used + (e - s) + 1 > budget:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,7 @@ def _llm(args: argparse.Namespace) -> Any:
 
 
 def _build(make_guardrail: Callable[..., Any], verifier: str) -> Any:
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(make_guardrail).parameters
     except (TypeError, ValueError):

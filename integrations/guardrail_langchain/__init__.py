@@ -1,5 +1,6 @@
-"""LangChain integration of rag-guardrail: a runnable in the data path, checked streaming."""
+"""LangChain integration of rag-guardrail: a runnable in the data path, checked streaming, the chat-model adapter."""
 
+from ._chat import LangChainChat
 from ._embeddings import GuardrailEmbeddings
 from ._evidence import EvidenceCollector, documents_to_evidence
 from ._runnable import GuardedChunk, GuardedOutput, GuardrailRunnable, find_chat_model
@@ -12,4 +13,5 @@ __all__ = [
     "GuardrailEmbeddings",
     "documents_to_evidence",
     "find_chat_model",
+    "LangChainChat",
 ]

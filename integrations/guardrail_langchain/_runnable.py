@@ -31,11 +31,12 @@ from langchain_core.runnables.utils import Input, Output
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from guardrail.errors import InputError, StreamInterrupted
-from guardrail.llm import ChatModel, LangChainChat
+from guardrail.llm import ChatModel, content_text
 from guardrail.pipeline import Pipeline, PipelineCache
 from guardrail.policy import Decision, Policy, PolicyStore, resolve_policy
 from guardrail.streaming import CheckedSegment, StreamGuard, arun_stream, run_stream
 
+from ._chat import LangChainChat
 from ._evidence import EvidenceCollector, documents_to_evidence
 
 __all__ = ["GuardrailRunnable", "GuardedOutput", "GuardedChunk", "find_chat_model"]
@@ -87,39 +88,10 @@ def find_chat_model(runnable: Runnable) -> BaseChatModel | None:
     return models[-1] if models else None
 
 
-class _TracedChat(LangChainChat):
-    """``LangChainChat`` whose calls run as children of one invocation's run.
-
-    The regeneration loop may call the model from a worker thread, where LangChain's context
-    variable (the parent run) is not set; passing the config explicitly keeps the rewrite calls
-    in the invocation's trace and callbacks. Created per invocation, never stored.
-    """
-
-    def __init__(self, chat_model: Any, config: RunnableConfig):
-        super().__init__(chat_model)
-        self._config = config
-
-    def chat(self, messages: list[dict[str, Any]], **kw: Any) -> str:
-        kw.pop("json_schema", None)
-        try:
-            return self._text(self.chat_model.invoke(self._convert(messages), config=self._config, **kw))
-        except Exception as exc:
-            raise self._error(exc) from exc
-
-    async def achat(self, messages: list[dict[str, Any]], **kw: Any) -> str:
-        kw.pop("json_schema", None)
-        try:
-            return self._text(await self.chat_model.ainvoke(self._convert(messages), config=self._config, **kw))
-        except Exception as exc:
-            raise self._error(exc) from exc
-
-
 def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content blocks: only the text ones are answer text
-        return "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content
-                       if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text"))
+    text = content_text(content)  # content blocks: only the text ones are answer text
+    if text is not None:
+        return text
     raise InputError(f"message content of type {type(content).__name__} holds no text")
 
 
@@ -399,7 +371,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
                     lazy.searched = True
                 model = lazy.chain_llm
         if isinstance(model, BaseChatModel):
-            return _TracedChat(model, patch_config(config, run_name="guardrail_regeneration"))
+            return LangChainChat(model, patch_config(config, run_name="guardrail_regeneration"))
         return model
 
     # ------------------------------------------------------------------ per-call plumbing
@@ -541,7 +513,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         else:
             call = self._start(None, config, run_manager)
             upstream = inputs
-        shape, parts = _Shape(), []
+        shape, parts = _Shape(), list[Any]()
 
         def texts() -> Iterator[str]:
             for chunk in upstream:
@@ -575,7 +547,7 @@ class GuardrailRunnable(RunnableSerializable[Input, Output]):
         else:
             call = await self._astart(None, config, run_manager)
             upstream = inputs
-        shape, parts = _Shape(), []
+        shape, parts = _Shape(), list[Any]()
 
         async def texts() -> AsyncIterator[str]:
             async for chunk in upstream:

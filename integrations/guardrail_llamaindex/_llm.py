@@ -13,7 +13,8 @@ __all__ = ["LlamaIndexChat"]
 class LlamaIndexChat:
     """``chat`` / ``achat`` over a LlamaIndex ``LLM``; failures become ``LLMError`` types.
 
-    Retries are the LLM's business (and the regeneration loop's, which retries ``LLMError``).
+    Retries are the LLM's business; regeneration bounds its calls with the policy's per-call budget
+    through ``guardrail.llm.as_chat_model`` (a deadline, and retries of timeouts only).
     """
 
     def __init__(self, llm: Any):

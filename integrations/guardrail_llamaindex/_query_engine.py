@@ -141,10 +141,11 @@ class GuardedQueryEngine(BaseQueryEngine):
         return resolve_policy(self._policy, self.tenant)
 
     @staticmethod
-    def _text(response: Any) -> str:
+    def _text_response(response: Any) -> Response:
+        """The engine's answer as a text ``Response`` (a structured one cannot be checked as text)."""
         if not isinstance(response, Response):
             raise InputError(f"GuardedQueryEngine checks text responses; the engine returned {type(response).__name__}")
-        return response.response or ""
+        return response
 
     def _finish(self, response: Response, decision: Decision | None, why: str | None = None) -> Response:
         meta = dict(response.metadata or {})
@@ -157,10 +158,9 @@ class GuardedQueryEngine(BaseQueryEngine):
     # ------------------------------------------------------------------ query
 
     def _query(self, query_bundle: QueryBundle) -> Response:
-        response = self._engine.query(query_bundle)
-        if isinstance(response, StreamingResponse):
-            response = response.get_response()
-        answer = self._text(response)
+        raw = self._engine.query(query_bundle)
+        response = self._text_response(raw.get_response() if isinstance(raw, StreamingResponse) else raw)
+        answer = response.response or ""
         evidence = nodes_to_evidence(response.source_nodes, id_key=self._id_key)
         why = _no_answer(answer)
         if why is not None:
@@ -172,12 +172,13 @@ class GuardedQueryEngine(BaseQueryEngine):
         return self._finish(response, decision)
 
     async def _aquery(self, query_bundle: QueryBundle) -> Response:
-        response = await self._engine.aquery(query_bundle)
-        if isinstance(response, AsyncStreamingResponse):
-            response = await response.get_response()
-        elif isinstance(response, StreamingResponse):
-            response = await asyncio.to_thread(response.get_response)
-        answer = self._text(response)
+        raw = await self._engine.aquery(query_bundle)
+        if isinstance(raw, AsyncStreamingResponse):
+            raw = await raw.get_response()
+        elif isinstance(raw, StreamingResponse):
+            raw = await asyncio.to_thread(raw.get_response)
+        response = self._text_response(raw)
+        answer = response.response or ""
         # Loading a policy file or the default models is blocking I/O: off the event loop.
         policy = await asyncio.to_thread(self._policy_for)
         why = _no_answer(answer)
