@@ -74,7 +74,7 @@ def bench_cases(n: int = 30, claims: int = 5, context_tokens: int = 2000, seed: 
     answer, their contexts plus others' up to ``context_tokens`` tokens, shuffled, as one context."""
     rows = []
     for name in ("fact_cases.jsonl", "fact_cases_holdout.jsonl"):
-        text = resources.files("guardrail.eval").joinpath("data", name).read_text(encoding="utf-8")
+        text = resources.files("guardrail.eval").joinpath("data").joinpath(name).read_text(encoding="utf-8")
         rows += [json.loads(line) for line in text.splitlines() if line.strip()]
     rows = [r for r in rows if isinstance(r.get("context"), str) and isinstance(r.get("answer"), str) and r["answer"].strip()]
     if len(rows) < claims:

@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -39,11 +39,14 @@ MIN_ROWS = 20
 MIN_PER_CLASS = 5
 
 
+_Metric = Literal["precision", "recall", "f1"]
+
+
 class Target(BaseModel):
     """What the threshold is chosen for: ``precision=0.9`` (the most recall at that precision),
     ``recall=0.8`` (the most precision at that recall), or ``f1`` (the best F1)."""
 
-    metric: Literal["precision", "recall", "f1"]
+    metric: _Metric
     value: float | None = Field(default=None, gt=0.0, le=1.0)
 
     @classmethod
@@ -62,7 +65,7 @@ class Target(BaseModel):
             raise InputError(f"--target {text!r}: {value!r} is not a number") from exc
         if v is not None and not 0.0 < v <= 1.0:
             raise InputError(f"--target {metric}={value}: must be within (0, 1]")
-        return cls(metric=metric, value=v)
+        return cls(metric=cast(_Metric, metric), value=v)  # the pattern admits these three names only
 
     def __str__(self) -> str:
         return self.metric if self.value is None else f"{self.metric}={self.value:g}"
@@ -133,12 +136,14 @@ def choose(curve: Sequence[CurvePoint], target: Target) -> tuple[CurvePoint, boo
     """
     if target.metric == "f1":
         return max(curve, key=lambda c: (round(c.f1, 12), c.threshold)), True
+    value = target.value
+    assert value is not None  # Target.parse gives precision and recall a value
     if target.metric == "precision":
-        ok = [c for c in curve if c.precision >= target.value and c.recall > 0]
+        ok = [c for c in curve if c.precision >= value and c.recall > 0]
         if ok:
             return max(ok, key=lambda c: (c.recall, c.threshold)), True
         return max(curve, key=lambda c: (c.precision, c.recall)), False
-    ok = [c for c in curve if c.recall >= target.value]
+    ok = [c for c in curve if c.recall >= value]
     if ok:
         return max(ok, key=lambda c: (c.precision, c.threshold)), True
     return max(curve, key=lambda c: (c.recall, -c.threshold)), False
@@ -256,7 +261,8 @@ def _set_claims_threshold(text: str, threshold: float, note: str, file: str) -> 
     end = i + 1
     while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t", "#"))):
         end += 1
-    indent = next((re.match(r"\s+", lines[k]).group(0) for k in range(i + 1, end)
+    # The first entry's leading whitespace (every line of the block but comments and blank ones is indented).
+    indent = next((lines[k][: len(lines[k]) - len(lines[k].lstrip())] for k in range(i + 1, end)
                    if lines[k].strip() and not lines[k].lstrip().startswith("#")), "  ")
     for k in range(i + 1, end):
         if re.match(rf"{indent}score_threshold\s*:", lines[k]):

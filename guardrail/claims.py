@@ -178,10 +178,10 @@ def _split_prose(text: str, a: int, b: int) -> list[tuple[int, int]]:
         first = text[s]
         # Closing emphasis / quotes / brackets, then citation markers, belong to the sentence they end.
         if text[pe - 1] in _TERMINAL or text[pe - 1] in "*_\"'\u201d\u2019)]\u3011>":
-            m = _LEADING_CLOSER.match(text, s, e)
-            if m and text[pe - 1] in _TERMINAL:
-                out[-1][1] = m.end()
-                s, e = _trim(text, m.end(), e)
+            closer = _LEADING_CLOSER.match(text, s, e)
+            if closer and text[pe - 1] in _TERMINAL:
+                out[-1][1] = closer.end()
+                s, e = _trim(text, closer.end(), e)
                 if s >= e:
                     continue
                 first = text[s]

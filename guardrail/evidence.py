@@ -499,10 +499,10 @@ class BM25:
         doc_of: list[int] = []
         tfs: list[int] = []
         for i, d in enumerate(docs):
-            for term, tf in Counter(d).items():
+            for term, count in Counter(d).items():
                 term_of.append(self.vocab.setdefault(term, len(self.vocab)))
                 doc_of.append(i)
-                tfs.append(tf)
+                tfs.append(count)
         terms = np.array(term_of, dtype=np.int64)
         order = np.argsort(terms, kind="stable")
         df = np.bincount(terms, minlength=len(self.vocab)).astype(np.float64)

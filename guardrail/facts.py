@@ -112,7 +112,8 @@ class _Parsed:
     def wording(self) -> frozenset[str]:
         """The words besides the values: no number words or units ("three hundred kilograms" is a value the
         checks compare, not wording the evidence must repeat)."""
-        spans = [(v.start, v.end) for v in (*self.quantities, *self.dates, *self.times)]
+        values: tuple[Quantity | DateValue | TimeValue, ...] = (*self.quantities, *self.dates, *self.times)
+        spans = [(v.start, v.end) for v in values]
         return frozenset(_fold(t) for t, p in self.terms if not t[0].isdigit() and not any(a <= p < b for a, b in spans))
 
 
@@ -248,6 +249,7 @@ def _span(sent: EvidenceSentence, a: int | None = None, b: int | None = None) ->
     ev, s, e, text = sent
     if a is None:
         return EvidenceSpan(evidence_id=ev, start=s, end=e, text=text)
+    assert b is not None  # the callers pass both offsets or neither
     return EvidenceSpan(evidence_id=ev, start=s + a, end=s + b, text=text[a:b])
 
 
@@ -470,6 +472,7 @@ def _conflict(q: Quantity, k: int, e: Quantity, sents, scores, c: _Parsed, out: 
 def _within_bound(q: Quantity, e: Quantity) -> bool:
     """"under 3 hours" is stated by "2 hours 55 minutes"; "over $1 billion" by "$1.04 billion"; "just over
     10,000 people" by "attendance was 10,212" (a bare figure against a count)."""
+    assert q.bound is not None  # the one caller asks only about a claimed bound
     bare_count = q.kind == "count" and e.dimension == "" and q.rate == e.rate
     if not _comparable(q, e) and not (q.kind == e.kind and q.kind not in ("", "count")) and not bare_count:
         return False
@@ -510,7 +513,12 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
     # One figure stated twice (by the context and again by the claim) is one operand: "2 + 11 + 2" is not a sum
     # anyone means.
     seen: set[tuple[str, float]] = set()
-    vals = [e for e in vals if not ((e.dimension, e.value) in seen or seen.add((e.dimension, e.value)))]
+    once: list[Quantity] = []
+    for e in vals:
+        if (e.dimension, e.value) not in seen:
+            seen.add((e.dimension, e.value))
+            once.append(e)
+    vals = once
     target, mag = (q.magnitude, q.magnitude) if q.kind == "percent" else (q.value, q.magnitude)
     tol = 0.006 if not q.approx else 0.05
 
@@ -566,9 +574,9 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
         if len(vals) <= 8:  # a x b + c x d ("two adults at $15 and two children at $8")
             prods = [(a.magnitude * b.magnitude, a, b) for i, a in enumerate(vals) for b in vals[i + 1:]
                      if (a.kind in countish) != (b.kind in countish)]
-            for i, (x, a, b) in enumerate(prods):
-                for y, c, d in prods[i + 1:]:
-                    if len({id(a), id(b), id(c), id(d)}) == 4 and close(x + y, mag):
+            for i, (ab, a, b) in enumerate(prods):
+                for cd, c, d in prods[i + 1:]:
+                    if len({id(a), id(b), id(c), id(d)}) == 4 and close(ab + cd, mag):
                         return f"{a.text} x {b.text} + {c.text} x {d.text}"
     return None
 
@@ -729,17 +737,17 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # another bound it is a different limit ("no more than 1,250 mg" for "no more than 1,000 mg").
         # ... unless the evidence states a limit of the same kind in the claim's slot ("up to 128 devices" against
         # "up to 64 connected devices"): then the limits are compared, below, not an unrelated figure under it.
-        same_limit = any(e.bound and _UPPER.get(e.bound) == _UPPER.get(q.bound) and _slot(q, e) is not None
+        same_limit = any(e.bound and q.bound and _UPPER.get(e.bound) == _UPPER.get(q.bound) and _slot(q, e) is not None
                          and _near_terms(c, text, e.start, e.end) > 0 for k, e, text in pool if k in near)
         if q.bound in ("lt", "max", "gt", "min") and not same_limit and any(
                 _within_bound(q, e) for k, e, text in pool if k in near and not e.bound and not _stated_as_limit(text, e)):
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             continue
-        operands = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
+        stated = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
         # must not build a list of all the others for each one.
-        operands = chain(operands, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),
+        operands = chain(stated, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),
                          _times_as_quantities(sents, near, q))
         # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
         # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
@@ -749,13 +757,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.reworded.append(f"{q.text} = {how}")
             continue
         # Another value in the same slot of the aligned sentence(s): a mismatch.
-        conflict = None
+        conflict: tuple[int, Quantity, str] | None = None
         need = 1 if q.dimension else 2  # a bare number ("28") needs more of the claim's words around it
         for k in support:
             # A value another of the claim's numbers states is that number's, not a rival of this one.
-            cands = [(e, _slot(q, e)) for e in sents[k][2].quantities
+            slots = [(e, _slot(q, e)) for e in sents[k][2].quantities
                      if not any(x is not q for x in stated_by(k, e))]
-            cands = [(e, sl) for e, sl in cands if sl is not None and (
+            cands = [(e, sl) for e, sl in slots if sl is not None and (
                 sl in ("unit", "currency", "percent_points") or _near_terms(c, sents[k][2].text, e.start, e.end) >= need)]
             if cands:
                 e, slot = max(cands, key=lambda es: _slot_fit(c, sents[k][2].text, es[0].start, es[0].end))
@@ -768,14 +776,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             best_near = None
             for k in (range(len(sents)) if q.kind == "count" else near):
                 for e in sents[k][2].quantities:
-                    slot = _slot(q, e)
-                    if slot is None or (q.kind != "count" and _near_terms(c, sents[k][2].text, e.start, e.end) == 0):
+                    e_slot = _slot(q, e)
+                    if e_slot is None or (q.kind != "count" and _near_terms(c, sents[k][2].text, e.start, e.end) == 0):
                         continue
                     if q.kind == "count" and e.dimension != q.dimension:
                         continue
                     score = _near_terms(c, sents[k][2].text, e.start, e.end)
                     if best_near is None or score > best_near[0]:
-                        best_near = (score, k, e, slot)
+                        best_near = (score, k, e, e_slot)
             if best_near is not None:
                 conflict = best_near[1:]
         if conflict is not None:
@@ -981,7 +989,9 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
         return
     # The clause that states the rest of the claim (its words other than the names).
     # Ties (two clauses that both say "June") go to the clause that also states the claim's figures.
-    best_k, best_span, best_cov, best_fig = None, None, 0.0, 0.0
+    best_k: int | None = None
+    best_span: tuple[int, int] | None = None
+    best_cov, best_fig = 0.0, 0.0
     for k, (_, s, p) in enumerate(sents):
         for a, b in clauses(p.text):
             cl = _parse(p.text[a:b])
@@ -990,7 +1000,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
             fig = _coverage(figures, cl_terms) if figures else 0.0
             if cov > best_cov or (cov == best_cov and cov > 0 and fig > best_fig):
                 best_k, best_span, best_cov, best_fig = k, (a, b), cov, fig
-    if best_k is None or best_cov < 0.6:
+    if best_k is None or best_span is None or best_cov < 0.6:  # (best_span is set with best_k)
         for n in c_names:
             if not (n.tokens & ev_words):
                 out.names_missing.append(n.text)
@@ -1352,7 +1362,7 @@ def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
                 else:
                     parallel = lx == ly and rx == ry and rx is not None
                 if parallel:
-                    cw = re.match(r"[\w'’\-]+", claim[first[min(topic, key=first.get)]:])
+                    cw = re.match(r"[\w'’\-]+", claim[first[min(topic, key=first.__getitem__)]:])
                     xw = re.match(r"[\w'’\-]+", x_text[p:])
                     out.differences = [d for d in out.differences if d.kind != "conflict"]
                     out.differences.append(Difference(
@@ -1456,7 +1466,7 @@ def _same_place(c_terms, n: Name, e_terms, o: Name, rest: set[str]) -> int:
     """How many shared words sit on the same side of the claim's name and of the evidence's other name,
     minus those on opposite sides ("laid by Thomas Edison" / "laid by Cyrus Field": +)."""
     score = 0
-    e_side = {}
+    e_side: dict[str, set[bool]] = {}
     for t, p in e_terms:
         f = _fold(t)
         if f in rest and not (o.start <= p < o.end):
@@ -1676,7 +1686,9 @@ def _in_list(text: str, seq: list[tuple[str, int]], i: int) -> bool:
         return "comma" if "," in gap or ";" in gap else "and" if re.search(r"\b(?:and|or)\b", gap) else ""
 
     _, p = seq[i]
-    end = p + len(re.match(r"[\w'’\-]*", text[p:]).group())
+    word = re.match(r"[\w'’\-]*", text[p:])
+    assert word is not None  # a pattern that matches the empty string always matches
+    end = p + len(word.group())
     left = sep(seq[i - 1][1], p) if i > 0 else ""
     right = sep(end, seq[i + 1][1]) if i + 1 < len(seq) else ""
     return bool(left and right) or "comma" in (left, right)
@@ -1826,7 +1838,7 @@ def _changes(text: str) -> list[tuple[frozenset[str], str, str]]:
         piece = text[pos:a]
         pos = b
         words_ = re.findall(r"[a-z]+", piece.lower())
-        dirs = [(w, lexicon.direction(w)) for w in words_ if lexicon.direction(w)]
+        dirs = [(w, d) for w in words_ if (d := lexicon.direction(w))]
         if len(dirs) != 1:
             continue
         w, d = dirs[0]

@@ -36,6 +36,7 @@ from .types import (
     Claim,
     ClaimVerdict,
     Evidence,
+    SchemaIssue,
     SchemaResult,
     SkippedCheck,
     UncheckedSpan,
@@ -145,7 +146,8 @@ class Guardrail:
         verifier_timeout_s: float | None = None,
     ) -> None:
         self.verifier: Verifier = make_verifier(verifier, llm=llm) if isinstance(verifier, str) else verifier
-        self._given = {"threshold": threshold, "selector": selector}  # for with_verifier: what was chosen, not derived
+        # For with_verifier: what was chosen, not derived.
+        self._given_threshold, self._given_selector = threshold, selector
         if threshold is None:
             threshold = float(getattr(self.verifier, "recommended_threshold", 0.5))
         if not 0.0 <= threshold <= 1.0:
@@ -170,7 +172,7 @@ class Guardrail:
         windows it was trained on) unless they were given to this one explicitly; everything else is kept.
         """
         return Guardrail(
-            verifier, extractor=self.extractor, selector=self._given["selector"], threshold=self._given["threshold"],
+            verifier, extractor=self.extractor, selector=self._given_selector, threshold=self._given_threshold,
             check_citations=self.check_citations, require_citations=self.require_citations, schema=self.schema,
             max_context_chars=self.max_context_chars, batch_size=self.batch_size, verifier_timeout_s=self.verifier_timeout_s,
         )
@@ -333,7 +335,7 @@ class Guardrail:
             parse_structured(answer)
         except InputError as exc:
             skipped.append(SkippedCheck(check="schema", reason=str(exc)))
-            return SchemaResult(valid=False, issues=[{"path": "$", "message": str(exc)}]), []
+            return SchemaResult(valid=False, issues=[SchemaIssue(path="$", message=str(exc))]), []
         result = validate_structured(answer, schema)
         # Valid or not, every field the answer states is checked against the context, numbers included.
         return result, field_claims(answer, result.parsed) if result.parsed is not None else []

@@ -109,6 +109,8 @@ class SentenceBuffer:
 
 # --------------------------------------------------------------------------------------------- results
 
+_SegmentKind = Literal["sentence", "passthrough", "notice"]
+
 
 class CheckedSegment(BaseModel):
     """One released piece of a checked stream, with what was decided about it and when."""
@@ -116,7 +118,7 @@ class CheckedSegment(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
     index: int = Field(description="0-based position among the segments of the stream.")
-    kind: Literal["sentence", "passthrough", "notice"] = Field(
+    kind: _SegmentKind = Field(
         description=(
             "sentence: checked text; passthrough: whitespace or markup with nothing to check; notice: text the "
             "policy adds (withheld-answer message, footnotes, general caveat note)."
@@ -492,26 +494,28 @@ class StreamGuard:
         When the whole answer asked for regeneration and the segments were rewritten one by one (an
         LLM was there), their outcome stands for it. ``final_text`` is what the stream showed.
         """
-        checked = [s for s in self.segments if s.kind == "sentence" and s.decision is not None and s.action is not None]
-        rewrote = self._llm is not None and any(r.action is Action.regenerate for s in checked for r in s.decision.reasons)
+        # (segment, its decision, its action) for each checked sentence.
+        checked = [(s, s.decision, s.action) for s in self.segments
+                   if s.kind == "sentence" and s.decision is not None and s.action is not None]
+        rewrote = self._llm is not None and any(r.action is Action.regenerate for _, d, _ in checked for r in d.reasons)
         base = Action.respond if _wants_rewrite(whole) and rewrote else whole.action
-        worst_seg = max(checked, key=lambda s: SEVERITY[s.action], default=None)
+        worst = max(checked, key=lambda c: SEVERITY[c[2]], default=None)
         action, code, reasons = base, whole.code, list(whole.reasons)
-        if worst_seg is not None and SEVERITY[worst_seg.action] > SEVERITY[base]:
-            d = worst_seg.decision
-            action, code = worst_seg.action, d.code
-            reasons.append(Reason(code=d.code, action=worst_seg.action,
+        if worst is not None and SEVERITY[worst[2]] > SEVERITY[base]:
+            worst_seg, d, worst_action = worst
+            action, code = worst_action, d.code
+            reasons.append(Reason(code=d.code, action=worst_action,
                                   message=f"streamed segment {worst_seg.index}, checked on its own: "
                                           + next((r.message for r in d.reasons if r.action is d.action), d.code.value)))
         elif base is not whole.action:
-            action = _worst([Action.respond, *(s.action for s in checked)])
-            code = next((s.decision.code for s in checked if s.action is action), ReasonCode.regenerated)
+            action = _worst([Action.respond, *(a for _, _, a in checked)])
+            code = next((d.code for _, d, a in checked if a is action), ReasonCode.regenerated)
         total = {**whole.latencies_ms, "stream_total": self._ms()}
         return whole.model_copy(update={"action": action, "code": code, "reasons": reasons,
                                         "final_text": "".join(s.output for s in self.segments), "latencies_ms": total})
 
     # ---- policy -> released text
-    def _emit(self, kind: str, text: str, output: str, ready: float, **kw: Any) -> CheckedSegment:
+    def _emit(self, kind: _SegmentKind, text: str, output: str, ready: float, **kw: Any) -> CheckedSegment:
         seg = CheckedSegment(index=self._index, kind=kind, text=text, output=output, ready_ms=ready,
                              released_ms=self._ms(), **kw)
         self._index += 1

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,6 +25,8 @@ __all__ = ["parse_structured", "validate_structured", "string_field_claims", "fi
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DECODER = json.JSONDecoder()
+# json.decoder.scanstring (the C scanner, or its pure-Python fallback) is public but missing from typeshed's stub.
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 def _json_path(parts: Any) -> str:
@@ -185,7 +188,7 @@ def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf], scalars: dict
         if s[i : i + 1] == "}":
             return i + 1
         while True:
-            key, i = json.decoder.scanstring(s, _skip_ws(s, i) + 1)
+            key, i = _scanstring(s, _skip_ws(s, i) + 1)
             i = _skip_ws(s, i) + 1  # ':'
             i = _skip_ws(s, _walk(s, i, path + (key,), leaves, scalars))
             if s[i] == "}":
@@ -203,7 +206,7 @@ def _walk(s: str, i: int, path: tuple, leaves: dict[tuple, _Leaf], scalars: dict
                 return i + 1
             i += 1
     if ch == '"':
-        value, end = json.decoder.scanstring(s, i + 1)
+        value, end = _scanstring(s, i + 1)
         leaves[path] = _Leaf(path, i + 1, end - 1, value)  # a repeated key: the last one wins, as in json.loads
         return end
     _, end = _DECODER.raw_decode(s, i)
@@ -422,7 +425,7 @@ def structure_spans(answer: str, claims: list[Claim]) -> list[UncheckedSpan]:
         a += lead
         b = a + len(text)
         inside = any(leaf.start <= a and b <= leaf.end for leaf in leaves.values())
-        reason = "not_extracted" if inside else "markup"
+        reason: Literal["not_extracted", "markup"] = "not_extracted" if inside else "markup"
         factual = inside and looks_factual(text)
         if out and out[-1].reason == reason == "markup" and not any(out[-1].end <= x < a for x, _ in covered):
             a = out.pop().start

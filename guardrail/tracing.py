@@ -19,7 +19,7 @@ from typing import Any
 try:  # optional: the [serve] extra installs it, the core library does not need it
     from opentelemetry import trace as _otel_trace
 except ImportError:  # pragma: no cover - exercised only without the extra
-    _otel_trace = None
+    _otel_trace = None  # type: ignore[assignment]  # the optional-import idiom: None stands for "not installed"
 
 __all__ = ["span", "TRACER_NAME"]
 

@@ -26,12 +26,13 @@ from typing import Any
 
 from ..cli_io import jsonl_rows
 from ..errors import ConfigError, InputError
-from .job import ANSWER_COLUMNS, CLAIM_COLUMNS, AuditJob, Shard
+from .job import ANSWER_COLUMNS, CLAIM_COLUMNS, AuditJob, Shard, ShardFormat
 
 __all__ = ["require_pyarrow", "resolve", "list_shards", "read_rows", "answers_schema", "claims_schema",
            "shard_done", "write_shard", "prepare_output", "answers_path", "claims_path", "done_shards"]
 
-_FORMATS = {".jsonl": "jsonl", ".jsonl.gz": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+_FORMATS: dict[str, ShardFormat] = {".jsonl": "jsonl", ".jsonl.gz": "jsonl", ".json": "jsonl", ".ndjson": "jsonl",
+                                    ".parquet": "parquet"}
 _TMP = ".tmp-"
 
 
@@ -58,7 +59,7 @@ def resolve(location: str) -> tuple[Any, str]:
     return pa.fs.LocalFileSystem(), Path(location).expanduser().resolve().as_posix()
 
 
-def _format(path: str) -> str | None:
+def _format(path: str) -> ShardFormat | None:
     lower = path.lower()
     for suffix, fmt in _FORMATS.items():
         if lower.endswith(suffix):
@@ -78,16 +79,17 @@ def list_shards(location: str) -> list[Shard]:
         fmt = _format(root)
         if fmt is None:
             raise InputError(f"--input {location}: not .jsonl, .jsonl.gz or .parquet")
-        files = [(root, info.size)]
+        files = [(root, info.size, fmt)]
     else:
         found = fs.get_file_info(pa.fs.FileSelector(root, recursive=True))
-        files = sorted((f.path, f.size) for f in found if f.type == pa.fs.FileType.File and _format(f.path)
+        files = sorted((f.path, f.size, fmt) for f in found
+                       if f.type == pa.fs.FileType.File and (fmt := _format(f.path))
                        and not any(part[:1] in "._" for part in posixpath.relpath(f.path, root).split("/")))
         if not files:
             raise InputError(f"--input {location}: no .jsonl, .jsonl.gz or .parquet files in it")
     scheme = location.split("://", 1)[0] + "://" if "://" in location else ""
     return [Shard(name=f"shard-{i:05d}", path=scheme + path if scheme and "://" not in path else path,
-                  format=_format(path), size=int(size or 0)) for i, (path, size) in enumerate(files)]
+                  format=fmt, size=int(size or 0)) for i, (path, size, fmt) in enumerate(files)]
 
 
 def read_rows(shard: Shard) -> Iterator[tuple[int, Any]]:

@@ -50,6 +50,9 @@ class CheckSettings(BaseModel):
         return guardrail_from_args(argparse.Namespace(**self.model_dump()))
 
 
+ShardFormat = Literal["jsonl", "parquet"]
+
+
 class Shard(BaseModel):
     """One input file. Its output is ``answers/NAME.parquet`` and ``claims/NAME.parquet``."""
 
@@ -57,7 +60,7 @@ class Shard(BaseModel):
 
     name: str = Field(description="shard-00000, by the input file's position in path order.")
     path: str = Field(description="Path or URI of the input file.")
-    format: Literal["jsonl", "parquet"]
+    format: ShardFormat
     size: int = Field(description="Bytes when listed: a rerun refuses an input that changed since.")
 
 

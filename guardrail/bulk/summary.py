@@ -100,7 +100,8 @@ class _Counts:
 def summarize(job: AuditJob, failed: list[ShardResult] | None = None) -> AuditSummary:
     """Aggregates the answers and claims of every finished shard."""
     pa = bulk_io.require_pyarrow()
-    total, groups = _Counts(), {}
+    total = _Counts()
+    groups: dict[tuple[Any, ...], _Counts] = {}
     top: list[tuple[float, str, int, FlaggedAnswer]] = []
     types: dict[str, int] = {}
     type_answers: dict[str, set[tuple[str, int]]] = {}

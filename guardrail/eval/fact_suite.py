@@ -194,7 +194,7 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
     for r in results:
         by_cat[(r.kind, r.category)].append(r)
 
-    categories = []
+    categories: list[dict[str, Any]] = []
     for kind in KINDS:
         for (k, cat), rows in by_cat.items():
             if k != kind:

@@ -54,7 +54,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from pydantic import ValidationError
 
@@ -280,6 +280,14 @@ def _detect(row: dict[str, Any], where: _Where) -> Callable[[dict[str, Any], _Wh
 # ---------------------------------------------------------------------------------------- field checks
 
 
+@overload
+def _text(row: dict[str, Any], field: str, where: _Where, *, optional: Literal[False] = False) -> str: ...
+
+
+@overload
+def _text(row: dict[str, Any], field: str, where: _Where, *, optional: bool) -> str | None: ...
+
+
 def _text(row: dict[str, Any], field: str, where: _Where, *, optional: bool = False) -> str | None:
     if field not in row or row[field] is None:
         if optional:
@@ -425,7 +433,8 @@ def _read_document_claim(row: dict[str, Any], where: _Where, name: str) -> list[
 
 def _read_wice(row: dict[str, Any], where: _Where, name: str) -> list[EvalExample]:
     evidence = _passages(row, "evidence", where)
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    raw_meta = row.get("meta")
+    meta = raw_meta if isinstance(raw_meta, dict) else {}
     # Claims of one Wikipedia article often cite the same pages: the article is the group.
     title = meta.get("claim_title")
     group = _sha1("wice-article", title) if isinstance(title, str) and title else _sha1(json.dumps(evidence))

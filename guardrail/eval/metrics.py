@@ -45,6 +45,11 @@ __all__ = [
 ]
 
 
+#: Labels and scores: a sequence or a NumPy array (each function reads them once into an array).
+Bools = Sequence[bool] | np.ndarray
+Floats = Sequence[float] | np.ndarray
+
+
 @dataclass(frozen=True)
 class Confusion:
     tp: int
@@ -53,11 +58,11 @@ class Confusion:
     tn: int
 
 
-def _labels(y: Sequence[bool]) -> np.ndarray:
+def _labels(y: Bools) -> np.ndarray:
     return np.asarray(list(y), dtype=bool)
 
 
-def _scores(scores: Sequence[float], n: int) -> np.ndarray:
+def _scores(scores: Floats, n: int) -> np.ndarray:
     s = np.asarray(list(scores), dtype=float)
     if len(s) != n:
         raise InputError(f"{len(s)} scores for {n} labels")
@@ -66,7 +71,7 @@ def _scores(scores: Sequence[float], n: int) -> np.ndarray:
     return s
 
 
-def confusion(y: Sequence[bool], predicted: Sequence[bool]) -> Confusion:
+def confusion(y: Bools, predicted: Bools) -> Confusion:
     yy, pp = _labels(y), _labels(predicted)
     if len(yy) != len(pp):
         raise InputError(f"{len(pp)} predictions for {len(yy)} labels")
@@ -75,14 +80,14 @@ def confusion(y: Sequence[bool], predicted: Sequence[bool]) -> Confusion:
     )
 
 
-def precision_recall_f1(y: Sequence[bool], predicted: Sequence[bool]) -> tuple[float, float, float]:
+def precision_recall_f1(y: Bools, predicted: Bools) -> tuple[float, float, float]:
     c = confusion(y, predicted)
     p = c.tp / (c.tp + c.fp) if c.tp + c.fp else 0.0
     r = c.tp / (c.tp + c.fn) if c.tp + c.fn else 0.0
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def balanced_accuracy(y: Sequence[bool], predicted: Sequence[bool]) -> float | None:
+def balanced_accuracy(y: Bools, predicted: Bools) -> float | None:
     """Mean of the recall on each class; the fair accuracy when one class is rare (most dev files)."""
     c = confusion(y, predicted)
     if not (c.tp + c.fn) or not (c.tn + c.fp):
@@ -90,7 +95,7 @@ def balanced_accuracy(y: Sequence[bool], predicted: Sequence[bool]) -> float | N
     return (c.tp / (c.tp + c.fn) + c.tn / (c.tn + c.fp)) / 2
 
 
-def roc_auc(y: Sequence[bool], scores: Sequence[float]) -> float | None:
+def roc_auc(y: Bools, scores: Floats) -> float | None:
     """Probability that a random hallucinated example outscores a random faithful one; ties count
     one half (Mann-Whitney U with averaged ranks)."""
     yy = _labels(y)
@@ -119,7 +124,7 @@ class ReliabilityBin:
     observed_rate: float | None
 
 
-def reliability_bins(y: Sequence[bool], scores: Sequence[float], bins: int = 10) -> list[ReliabilityBin]:
+def reliability_bins(y: Bools, scores: Floats, bins: int = 10) -> list[ReliabilityBin]:
     """Equal-width bins over [0, 1]; a score of exactly 1.0 falls in the last bin."""
     if bins < 1:
         raise InputError("bins must be >= 1")
@@ -142,14 +147,16 @@ def reliability_bins(y: Sequence[bool], scores: Sequence[float], bins: int = 10)
     return out
 
 
-def ece(y: Sequence[bool], scores: Sequence[float], bins: int = 10) -> float | None:
+def ece(y: Bools, scores: Floats, bins: int = 10) -> float | None:
     """Expected calibration error: the count-weighted gap between mean score and observed
     hallucination rate per equal-width bin. Only meaningful for scores that claim to be probabilities."""
     rb = reliability_bins(y, scores, bins)
     n = sum(b.count for b in rb)
     if not n:
         return None
-    return float(sum(b.count / n * abs(b.mean_score - b.observed_rate) for b in rb if b.count))
+    # (a bin has a mean score and an observed rate exactly when it has a count)
+    return float(sum(b.count / n * abs(b.mean_score - b.observed_rate) for b in rb
+                     if b.mean_score is not None and b.observed_rate is not None))
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,7 @@ class PRPoint:
     recall: float
 
 
-def pr_curve(y: Sequence[bool], scores: Sequence[float]) -> list[PRPoint]:
+def pr_curve(y: Bools, scores: Floats) -> list[PRPoint]:
     """One point per distinct score, from the highest threshold (fewest flags) down to the lowest
     (everything flagged). Empty when there is no hallucinated example: recall is undefined."""
     yy = _labels(y)
@@ -179,7 +186,7 @@ def pr_curve(y: Sequence[bool], scores: Sequence[float]) -> list[PRPoint]:
     ]
 
 
-def average_precision(y: Sequence[bool], scores: Sequence[float]) -> float | None:
+def average_precision(y: Bools, scores: Floats) -> float | None:
     """Area under the step PR curve: sum over thresholds of (recall gained) x precision."""
     points = pr_curve(y, scores)
     if not points:
@@ -191,7 +198,7 @@ def average_precision(y: Sequence[bool], scores: Sequence[float]) -> float | Non
     return float(ap)
 
 
-def best_f1_threshold(y: Sequence[bool], scores: Sequence[float]) -> tuple[float, float] | None:
+def best_f1_threshold(y: Bools, scores: Floats) -> tuple[float, float] | None:
     """(threshold, F1) of the score threshold with the highest F1 on these examples; ``None`` when
     there is no hallucinated example to find. Candidates are the observed scores (any threshold
     between two neighbours gives the same flags); among equal F1 the highest threshold wins, so the
@@ -258,7 +265,7 @@ class ProxyMetrics:
 
 
 def proxy_metrics(
-    claim_labels: Sequence[bool], claim_scores: Sequence[float], claim_flagged: Sequence[bool]
+    claim_labels: Bools, claim_scores: Floats, claim_flagged: Bools
 ) -> ProxyMetrics:
     """Proxies over claims that carry their response's label (True = from a hallucinated response)."""
     yy = _labels(claim_labels)

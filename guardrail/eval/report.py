@@ -121,9 +121,9 @@ def tables(result: EvalResult) -> list[Table]:
         scopes += [(d, c.datasets[d]) for d in result.datasets]
         for scope, m in scopes:
             for which, point in (("policy", m.policy), ("tuned", m.tuned)):
-                p = point.proxy if point else None
-                if p is None:
+                if point is None or point.proxy is None:
                     continue
+                p = point.proxy
                 proxy_rows.append([
                     _name(c), scope, f"{which} {point.threshold:.3g}", str(p.pairs),
                     f"{p.clean_claims} / {p.hallucinated_claims}", _f(p.clean_flag_rate), _f(p.hallucinated_flag_rate),
@@ -227,9 +227,9 @@ def figure_class() -> Any:
 
 
 def _evaluated(examples: Sequence[ExampleResult], dataset: str | None = None) -> tuple[list[bool], list[float]]:
-    ev = [e for e in examples if e.part == "evaluation" and e.error is None and e.hallucinated is not None
-          and e.score is not None and (dataset is None or e.dataset == dataset)]
-    return [bool(e.hallucinated) for e in ev], [float(e.score) for e in ev]
+    ev = [(e.hallucinated, e.score) for e in examples if e.part == "evaluation" and e.error is None
+          and e.hallucinated is not None and e.score is not None and (dataset is None or e.dataset == dataset)]
+    return [bool(h) for h, _ in ev], [float(s) for _, s in ev]
 
 
 def _pr_plot(result: EvalResult, dataset: str, path: Path) -> bool:

@@ -356,13 +356,13 @@ def _check(guard: Any, ex: EvalExample, part: str, meter: Callable[[], Any] | No
     claims = []
     for c in report.claims:
         v = verdicts.get(c.id)
-        scored = v is not None and v.label is not Label.unevaluatable
+        scored = v if v is not None and v.label is not Label.unevaluatable else None
         claims.append(
             ClaimResult(
                 start=c.start,
                 end=c.end,
                 label=v.label.value if v else Label.unevaluatable.value,
-                score=v.hallucination_score if scored else None,
+                score=scored.hallucination_score if scored is not None else None,
                 flagged=bool(v and v.label in HALLUCINATED_LABELS and v.hallucination_score >= report.threshold),
             )
         )
@@ -383,11 +383,17 @@ def _scored(results: Sequence[ExampleResult]) -> list[ExampleResult]:
     return [r for r in results if r.error is None and r.hallucinated is not None and r.score is not None]
 
 
+def _score(r: ExampleResult) -> float:
+    """The score of a result that ``_scored`` kept."""
+    assert r.score is not None, "only for the results _scored keeps"
+    return r.score
+
+
 def _tune(results: Sequence[ExampleResult]) -> float | None:
     from . import metrics as M
 
     cal = [r for r in _scored(results) if r.part == "calibration"]
-    best = M.best_f1_threshold([r.hallucinated for r in cal], [r.score for r in cal]) if cal else None
+    best = M.best_f1_threshold([bool(r.hallucinated) for r in cal], [_score(r) for r in cal]) if cal else None
     return best[0] if best else None
 
 
@@ -442,14 +448,14 @@ def compute_metrics(results: Sequence[ExampleResult], policy_threshold: float, t
     if not ev:
         return m
     y = [bool(r.hallucinated) for r in ev]
-    s = [float(r.score) for r in ev]
+    s = [_score(r) for r in ev]
     m.auc = M.roc_auc(y, s)
     m.average_precision = M.average_precision(y, s)
     m.ece = M.ece(y, s)
     m.policy = _at(ev, policy_threshold, lambda r: bool(r.flagged), lambda c: c.flagged)
     if tuned_threshold is not None:
         t = tuned_threshold
-        m.tuned = _at(ev, t, lambda r: r.score >= t, lambda c: c.score is not None and c.score >= t)
+        m.tuned = _at(ev, t, lambda r: _score(r) >= t, lambda c: c.score is not None and c.score >= t)
     return m
 
 
@@ -493,10 +499,11 @@ def _proxy(ev: list[ExampleResult], claim_flag: Callable[[ClaimResult], bool]) -
     paired = {g for g, labels in labels_by_group.items() if len(labels) == 2}
     if not paired:
         return None
-    claims = [(bool(r.hallucinated), c) for r in ev if r.group in paired for c in r.claims if c.score is not None]
+    claims = [(bool(r.hallucinated), c, c.score)
+              for r in ev if r.group in paired for c in r.claims if c.score is not None]
     if not claims:
         return None
-    pm = M.proxy_metrics([y for y, _ in claims], [c.score for _, c in claims], [claim_flag(c) for _, c in claims])
+    pm = M.proxy_metrics([y for y, _, _ in claims], [s for _, _, s in claims], [claim_flag(c) for _, c, _ in claims])
     return ProxyResult(
         pairs=len(paired),
         clean_claims=pm.clean_claims,

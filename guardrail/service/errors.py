@@ -11,6 +11,8 @@ with a request id to find the log line by.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -51,7 +53,7 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
-def _field_of(loc: tuple | list) -> str | None:
+def _field_of(loc: Sequence[Any]) -> str | None:
     parts = [str(p) for p in loc if p != "body"]
     return ".".join(parts) or None
 

@@ -97,12 +97,14 @@ def parse_dates(text: str, month_first: bool = False) -> list[DateValue]:
                 continue
             y = g.get("y") or g.get("year") or g.get("yy")
             if g.get("a"):
+                assert y is not None  # the numeric pattern (the only one with a, b) requires its year
                 a, b = int(g["a"]), int(g["b"])
                 d, mo = (b, a) if (month_first and a <= 12) or b > 12 else (a, b)
                 if a > 12:
                     d, mo = a, b
                 dv = DateValue(m.start(), m.end(), m.group(0), int(y), mo, d)
             elif g.get("m"):
+                assert y is not None  # the ISO pattern (the only one with m, d) requires its year
                 dv = DateValue(m.start(), m.end(), m.group(0), int(y), int(g["m"]), int(g["d"]))
             else:
                 day = int(g["day"]) if g.get("day") else None

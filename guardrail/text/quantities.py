@@ -401,7 +401,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 prev = _PREV_WORD.search(text, max(0, start - 40), start)
                 word = prev.group(1).lower() if prev else ""
                 keyed = prev is not None and ":" in prev.group(0)  # "business_stars: 4.5": the key names it
-                verbish = not keyed and (word.endswith(("ed", "ing")) or (word.endswith("s") and " of" not in prev.group(0)))
+                verbish = not keyed and (word.endswith(("ed", "ing"))
+                                         or (prev is not None and word.endswith("s") and " of" not in prev.group(0)))
                 if prev and word not in _NOT_NOUNS and not verbish and not (m.group("bound") or "").strip():
                     dim = "count:" + _stem_noun(prev.group(1))
         labelled = False

@@ -464,7 +464,8 @@ def dev_halves(dev_rids: list[str], seed: int) -> tuple[set[str], set[str]]:
         by_ctx[_context_key(r)].append(str(_get(r, "id")))
     keys = sorted(by_ctx)
     random.Random(seed).shuffle(keys)
-    a, b = set(), set()
+    a: set[str] = set()
+    b: set[str] = set()
     for i, k in enumerate(keys):
         (a if i % 2 == 0 else b).update(by_ctx[k])
     wanted = set(dev_rids)

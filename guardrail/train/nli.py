@@ -124,7 +124,8 @@ def cut_premise(premise: str, hypothesis: str, question: str | None = None) -> s
 # ----------------------------------------------------------------------------------------------
 # stage: mix
 def _nli_rows(rng: random.Random, counts: Counter) -> tuple[list[dict], list[dict]]:
-    train_rows, held = [], []
+    train_rows: list[dict] = []
+    held: list[dict] = []
     root = shared_data() / "nli"
     for name, cap in NLI_SOURCES.items():
         src = name.split("/")[-1]
@@ -242,7 +243,8 @@ def _hard_rows(rng: random.Random, n: int, counts: Counter) -> list[dict]:
 def dev_file_split(name: str, seed: int = 13) -> tuple[list[dict], list[dict]]:
     """(train part, evaluation part) of one SummaC / AggreFact / WiCE dev file, split by document."""
     rows = list(_jsonl_gz(shared_data() / "dev" / f"{name}.jsonl.gz"))
-    train, ev = [], []
+    train: list[dict] = []
+    ev: list[dict] = []
     for r in rows:
         doc = r.get("document") or json.dumps(r.get("evidence"))
         (train if int(_h(str(seed), doc)[:8], 16) % 2 == 0 else ev).append(r)
@@ -278,13 +280,14 @@ def mix(args: argparse.Namespace) -> Path:
     rng = random.Random(args.seed)
     counts: Counter = Counter()
     t0 = time.time()
-    rows, held = [], []
+    rows: list[dict] = []
+    held: list[dict] = []
     parts = set(args.parts.split(","))
     if "nli" in parts:
-        r, h = _nli_rows(rng, counts)
-        rows += r
-        held += h
-        log.info("nli rows: %d train, %d held out (%.0fs)", len(r), len(h), time.time() - t0)
+        nli_train, nli_held = _nli_rows(rng, counts)
+        rows += nli_train
+        held += nli_held
+        log.info("nli rows: %d train, %d held out (%.0fs)", len(nli_train), len(nli_held), time.time() - t0)
     if "ragtruth" in parts:
         rows += _ragtruth_rows(work, rng, args.ragtruth_pairs, counts)
         log.info("ragtruth rows done (%.0fs)", time.time() - t0)
@@ -338,7 +341,7 @@ def edits(args: argparse.Namespace) -> Path:
         examples.append(EvalExample(id=f"e{i}", dataset="ragtruth_edits", context=body, response=r["hypothesis"],
                                     question=question[len("Question:"):].strip() or None, hallucinated=False, group=f"e{i}"))
     attacks = make_attacks(examples, categories=list(EDIT_CATEGORIES), seed=rng.randint(0, 10**6))
-    added = Counter()
+    added: Counter[str] = Counter()
     out = []
     rng.shuffle(attacks)
     for a in attacks:
@@ -358,7 +361,8 @@ def edits(args: argparse.Namespace) -> Path:
 
 
 def read_mix(work: Path) -> tuple[list[dict], list[dict]]:
-    train, held = [], []
+    train: list[dict] = []
+    held: list[dict] = []
     with (work / "mix.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
             r = json.loads(line)
@@ -668,10 +672,11 @@ def ablation(args: argparse.Namespace) -> dict[str, Any]:
         lid = {n: i for i, n in enumerate(LABELS)}
         pred = p_held.argmax(1)
         ok = [(p == 0) == (lid[r["label"]] == 0) if r["two_way"] else p == lid[r["label"]] for r, p in zip(held, pred)]
+        auc = roc_auc(y_dev, 1.0 - p_dev[:, 0])  # None when half B holds one class only
         results[variant] = {
             "train_rows": sum(1 for _ in (vdir / "mix.jsonl").open(encoding="utf-8")),
             "steps": args.steps,
-            "ragtruth_half_b_claim_auc": round(roc_auc(y_dev, 1.0 - p_dev[:, 0]), 4),
+            "ragtruth_half_b_claim_auc": round(auc, 4) if auc is not None else None,
             "heldout_nli_acc": round(float(np.mean(ok)), 4),
         }
         log.info("ablation %s: %s", variant, results[variant])

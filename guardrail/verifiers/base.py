@@ -153,8 +153,9 @@ async def arun_verifier(verifier: Verifier, items: Sequence[VerificationItem], b
         native = getattr(verifier, "averify_run", None)
         if native is not None:
             return await native(items, batch_size=batch_size)
-        if getattr(verifier, "averify", None) is None and getattr(verifier, "verify_run", None) is not None:
-            return await asyncio.to_thread(verifier.verify_run, items, batch_size)
+        verify_run = getattr(verifier, "verify_run", None)
+        if getattr(verifier, "averify", None) is None and verify_run is not None:
+            return await asyncio.to_thread(verify_run, items, batch_size)
         return await averify(verifier, items, batch_size)
 
     try:

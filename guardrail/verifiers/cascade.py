@@ -198,6 +198,7 @@ class CascadeVerifier:
             elif judged is not None and judged.verdicts[k].label is Label.unevaluatable:
                 why = judged.verdicts[k].reason or "no reason given"
             else:
+                assert judged is not None  # None only when nothing was routed, and then this loop has no turn
                 jv = judged.verdicts[k]
                 note = f"{_JUDGED}{jv.verifier or self.judge.name}; fast {fv.label.value} {fv.hallucination_score:.2f}]"
                 out[i] = jv.model_copy(update={"reason": _note(note, jv.reason)})

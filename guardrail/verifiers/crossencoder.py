@@ -368,6 +368,7 @@ class CrossEncoderVerifier:
         threshold = self.thresholds.get(kind, 0.5)
         p_model = 1.0 - float(probs[self.labels.index("supported")])
         note = f"p(not supported) {score:.3f} (threshold {threshold:.3f}; cross-encoder alone {p_model:.3f}); "
+        assert self._heuristic is not None  # only the fusion path (which has the heuristic) has analyses to fuse
         verdict = self._heuristic.verdict(analysis, score, name=self.name, note=note, threshold=threshold, rescored=rescored)
         if verdict.label is Label.unsupported and kind == Label.contradicted.value:
             verdict = verdict.model_copy(update={"label": Label.contradicted})

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..errors import ConfigError, LLMError, LLMResponseError, LLMTimeout
@@ -283,7 +284,7 @@ class SelfCheckVerifier:
                 errors.append(f"{type(exc).__name__}: {exc}")
         for k in range(len(texts), self.n_samples):
             try:
-                texts.append((k, breaker.call(lambda k=k: self.model.chat(messages, seed=self.seed + k, **kw))))
+                texts.append((k, breaker.call(partial(self.model.chat, messages, seed=self.seed + k, **kw))))
             except Exception as exc:  # one sample's failure must not sink the others
                 errors.append(f"{type(exc).__name__}: {exc}")
         usable = [(k, t.strip()) for k, t in texts if t and t.strip()]

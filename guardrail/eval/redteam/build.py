@@ -10,6 +10,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from ...errors import InputError
 from ..types import EvalExample, GoldSpan
@@ -285,13 +286,13 @@ def make_attacks(
 
 def check_categories(categories: Sequence[str] | None) -> tuple[Category, ...]:
     if categories is None:
-        return CATEGORIES  # type: ignore[return-value]
+        return CATEGORIES
     unknown = [c for c in categories if c not in CATEGORIES]
     if unknown:
         raise InputError(
             f"unknown red-team categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))} (expected: {', '.join(CATEGORIES)})"
         )
-    return tuple(dict.fromkeys(categories))  # type: ignore[return-value]
+    return cast("tuple[Category, ...]", tuple(dict.fromkeys(categories)))  # each one of CATEGORIES (checked above)
 
 
 def _first_valid(
@@ -369,7 +370,7 @@ def _describe(edit: Edit) -> str:
     return f"{edit.what} {edit.original!r} -> {edit.replacement!r}"
 
 
-def _attacks_for(b: _Builder, ex: EvalExample, category: str, per_example: int) -> tuple[list[Attack], list[str]]:
+def _attacks_for(b: _Builder, ex: EvalExample, category: Category, per_example: int) -> tuple[list[Attack], list[str]]:
     ctx = ctx_text(ex.context)
     out: list[Attack] = []
     if category in MUST_FLAG_CATEGORIES:
@@ -385,7 +386,7 @@ def _attacks_for(b: _Builder, ex: EvalExample, category: str, per_example: int) 
                     id=aid,
                     category=category,
                     kind="must_flag",
-                    source_id=ex.id,  # type: ignore[arg-type]
+                    source_id=ex.id,
                     example=_mutated_example(ex, aid, mutated, ex.context, (a, z), category, True),
                     mutation=Mutation(
                         description=_describe(edit),
@@ -396,12 +397,14 @@ def _attacks_for(b: _Builder, ex: EvalExample, category: str, per_example: int) 
                     ),
                 )
             )
-        reasons = [_skip_reason(category, rejected)] * (per_example - len(edits)) if len(edits) < per_example else []
+        reasons: list[str] = (
+            [_skip_reason(category, rejected)] * (per_example - len(edits)) if len(edits) < per_example else []
+        )
         if edits and reasons:
             reasons = [f"only {len(edits)} of {per_example} targets: " + r for r in reasons]
         return out, reasons
 
-    reasons: list[str] = []
+    reasons = []
     for k in range(per_example):
         rng = b.rng(ex.id, category, k)
         base = f"{ex.id}/{category}/{k}"
@@ -442,7 +445,7 @@ def _attacks_for(b: _Builder, ex: EvalExample, category: str, per_example: int) 
                 id=base + "/clean",
                 category=category,
                 kind="must_not_fool",
-                source_id=ex.id,  # type: ignore[arg-type]
+                source_id=ex.id,
                 example=_mutated_example(ex, base + "/clean", ex.response, new_ctx, None, category, False),
                 mutation=Mutation(description=f"faithful answer; {note}", context_edit=note, inserted_context=inserted),
             )
@@ -461,7 +464,7 @@ def _attacks_for(b: _Builder, ex: EvalExample, category: str, per_example: int) 
                         id=base + "/mutated",
                         category=category,
                         kind="must_flag",
-                        source_id=ex.id,  # type: ignore[arg-type]
+                        source_id=ex.id,
                         example=_mutated_example(
                             ex, base + "/mutated", mutated, new_ctx, (a, z), f"{category}+{swap}", True
                         ),

@@ -27,9 +27,11 @@ Category = Literal[
 Kind = Literal["must_flag", "must_not_fool"]
 
 #: Categories whose only attack is a mutated answer that must be flagged.
-MUST_FLAG_CATEGORIES: tuple[str, ...] = ("entity_swap", "number_swap", "date_shift", "negation", "unsupported_addition")
+MUST_FLAG_CATEGORIES: tuple[Category, ...] = (
+    "entity_swap", "number_swap", "date_shift", "negation", "unsupported_addition",
+)
 #: Every category, in report order.
-CATEGORIES: tuple[str, ...] = MUST_FLAG_CATEGORIES + (
+CATEGORIES: tuple[Category, ...] = MUST_FLAG_CATEGORIES + (
     "buried_evidence",
     "contradictory_passages",
     "prompt_injection",

@@ -136,6 +136,7 @@ def _perturb_number(token: str, rng: random.Random, taken: set[float]) -> str | 
     plain = token.replace(",", "")
     whole, _, dec = plain.partition(".")
     value = float(plain)
+    opts: list[float]
     if not dec:
         iv = int(whole)
         if iv < 20:
@@ -169,6 +170,7 @@ def number_edits(response: str, ctx: str, rng: random.Random) -> Iterator[Edit]:
             targets.append((m.start(), m.end(), m.group(0), True))
     rng.shuffle(targets)
     for s, e, token, is_word in targets:
+        new: str | None
         if is_word:
             v = _NUM_WORDS[token.lower()]
             opts = [w for w, x in _NUM_WORDS.items() if 0 < abs(x - v) <= 3 and float(x) not in taken]
@@ -220,10 +222,10 @@ def date_edits(response: str, ctx: str, rng: random.Random) -> Iterator[Edit]:
     rng.shuffle(months)
     for m in months:
         i = _MONTHS.index(m.group(1))
-        opts = [_MONTHS[(i + d) % 12] for d in (-3, -2, -1, 1, 2, 3)]
-        opts = [o for o in opts if not contains_word(ctx, o, case=True)]
-        if opts:
-            yield Edit(m.start(), m.end(), m.group(1), rng.choice(opts), "month")
+        names = [_MONTHS[(i + d) % 12] for d in (-3, -2, -1, 1, 2, 3)]
+        names = [o for o in names if not contains_word(ctx, o, case=True)]
+        if names:
+            yield Edit(m.start(), m.end(), m.group(1), rng.choice(names), "month")
 
 
 # ---- entities --------------------------------------------------------------------------------

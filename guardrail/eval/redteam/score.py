@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from ..runner import EvalConfig
-from .models import Attack, AttackOutcome, AttackSuite, CategoryScore, RedteamResult
+from .models import Attack, AttackOutcome, AttackSuite, Category, CategoryScore, Kind, RedteamResult
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -91,7 +91,7 @@ def run_redteam(
     runs, so a bad spec fails at once. An attack whose check raises is a failure carrying the message.
     """
     suite = attacks if isinstance(attacks, AttackSuite) else None
-    items = list(suite.attacks if suite else attacks)
+    items = list(attacks.attacks if isinstance(attacks, AttackSuite) else attacks)
     if not configs:
         raise InputError("no verifier configuration to run")
     names = [c.name for c in configs]
@@ -147,15 +147,17 @@ def _default_guardrail(cfg: EvalConfig, llm: Any) -> Any:
 
 
 def _outcome(attack: Attack, cfg: EvalConfig, report: Any) -> AttackOutcome:
-    common = {"attack_id": attack.id, "config": cfg.name, "category": attack.category, "kind": attack.kind}
+    common: dict[str, Any] = {
+        "attack_id": attack.id, "config": cfg.name, "category": attack.category, "kind": attack.kind,
+    }
     if isinstance(report, Exception):
         msg = f"{type(report).__name__}: {report}"
         return AttackOutcome(**common, handled=False, detail=f"check raised {msg}", error=msg)
-    msg = getattr(report, "verifier_failure", None)
-    if msg is not None:
+    failure = getattr(report, "verifier_failure", None)
+    if failure is not None:
         # The verifier could not run (the pipeline turned its exception into a skipped check): an error
         # of this configuration, recorded with its message, never a handled or unhandled attack.
-        return AttackOutcome(**common, handled=False, detail=f"verifier did not run: {msg}", error=msg)
+        return AttackOutcome(**common, handled=False, detail=f"verifier did not run: {failure}", error=failure)
     try:
         ok, detail = handled(attack, report)
     except Exception as exc:  # noqa: BLE001 - a malformed report is that attack's failure, not the run's
@@ -166,14 +168,14 @@ def _outcome(attack: Attack, cfg: EvalConfig, report: Any) -> AttackOutcome:
     )
 
 
-def _cell(cfg: str, category: str, kind: str | None, rows: list[AttackOutcome]) -> CategoryScore:
+def _cell(cfg: str, category: Category, kind: Kind | None, rows: list[AttackOutcome]) -> CategoryScore:
     correct = sum(o.handled for o in rows)
     return CategoryScore(
         config=cfg,
         category=category,
         kind=kind,
         n=len(rows),
-        correct=correct,  # type: ignore[arg-type]
+        correct=correct,
         score=round(correct / len(rows), 4) if rows else None,
         errors=sum(o.error is not None for o in rows),
         failing=[o.attack_id for o in rows if not o.handled],
@@ -183,7 +185,7 @@ def _cell(cfg: str, category: str, kind: str | None, rows: list[AttackOutcome]) 
 def _score(
     outcomes: list[AttackOutcome],
     configs: Sequence[EvalConfig],
-    categories: list[str],
+    categories: list[Category],
     suite: AttackSuite | None,
     dataset: str | None,
     n_attacks: int,
@@ -212,7 +214,7 @@ def _score(
         configs=list(configs),
         categories=categories,
         seed=suite.seed if suite else 13,
-        dataset=dataset,  # type: ignore[arg-type]
+        dataset=dataset,
         n_sources=suite.n_sources if suite else len({o.attack_id.split("/")[0] for o in outcomes}),
         n_attacks=n_attacks,
         scores=scores,
