@@ -30,7 +30,6 @@ from .limits import check_input_sizes
 from .structured import field_claims, looks_like_json, parse_structured, structure_spans, validate_structured
 from .tracing import span
 from .types import (
-    HALLUCINATED_LABELS,
     CheckReport,
     Label,
     Claim,
@@ -41,6 +40,7 @@ from .types import (
     SkippedCheck,
     UncheckedSpan,
     VerificationItem,
+    is_flagged,
 )
 from .verifiers import Verifier, VerifierRun, arun_verifier, make_verifier, run_verifier, unevaluatable
 
@@ -408,7 +408,7 @@ class Guardrail:
         p.skipped.extend(_unevaluated_checks(verdicts, p.skipped))
         # Unevaluatable verdicts carry no score; they surface through report.complete / skipped.
         score = max((v.hallucination_score for v in verdicts if v.label is not Label.unevaluatable), default=0.0)
-        flagged = any(v.label in HALLUCINATED_LABELS and v.hallucination_score >= self.threshold for v in verdicts)
+        flagged = any(is_flagged(v.label, v.hallucination_score, self.threshold) for v in verdicts)
         p.latencies_ms["total"] = sum(p.latencies_ms.values())
         return CheckReport(
             answer=p.answer,

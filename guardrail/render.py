@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .types import CheckReport, Label
+from .types import CheckReport, Label, is_flagged
 
 __all__ = ["print_report", "report_table"]
 
@@ -38,7 +38,7 @@ def report_table(report: CheckReport, title: str | None = None) -> Table:
             table.add_row(Text(claim.id), Text(_clip(claim.text)), Text("no verdict", style="magenta"), "", "", "")
             continue
         label = v.label.value + (f" ({v.error_type.value})" if v.error_type else "")
-        flagged = v.label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= report.threshold
+        flagged = is_flagged(v.label, v.hallucination_score, report.threshold)
         evidence = (
             f"[{v.evidence_span.evidence_id}] {_clip(v.evidence_span.text, 120)}" if v.evidence_span else (v.reason or "")
         )

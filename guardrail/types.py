@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "Label",
+    "is_flagged",
     "ErrorType",
     "Evidence",
     "Window",
@@ -49,6 +50,13 @@ class Label(str, Enum):
 
 #: Labels that count as a hallucination when their confidence clears the threshold.
 HALLUCINATED_LABELS = frozenset({Label.contradicted, Label.unsupported})
+
+
+def is_flagged(label: Label, hallucination_score: float, threshold: float) -> bool:
+    """The one definition of a flagged claim: a hallucination label at or above the threshold. The engine's
+    report, the CLI's table and the policy's analysis (with its own threshold and its relabelling of
+    partial support) all ask this, so "is this claim flagged?" is answered in one place."""
+    return label in HALLUCINATED_LABELS and hallucination_score >= threshold
 
 
 class ErrorType(str, Enum):
@@ -290,7 +298,7 @@ class CheckReport(_Model):
         out = []
         for claim in self.claims:
             v = self.verdict_for(claim.id)
-            if v and v.label in HALLUCINATED_LABELS and v.hallucination_score >= self.threshold:
+            if v and is_flagged(v.label, v.hallucination_score, self.threshold):
                 out.append((claim, v))
         return out
 

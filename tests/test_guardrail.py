@@ -360,3 +360,16 @@ def _bm25():
     from guardrail.evidence import EvidenceSelector
 
     return EvidenceSelector(method="bm25")
+
+
+def test_the_report_and_the_policy_flag_the_same_claims():
+    """"Is this claim flagged?" has one answer (``types.is_flagged``) for the engine's report and for a
+    policy that keeps the engine's threshold."""
+    from guardrail.policy import Policy, decide
+
+    g = Guardrail("heuristic")
+    report = g.check("The bridge opened in 1932. It is 503 metres long. It carries eight lanes.",
+                     "The bridge opened in 1932. It is 1,149 metres long and carries eight lanes of traffic.")
+    flagged = [c.id for c, _ in report.flagged]
+    assert flagged and report.hallucinated
+    assert decide(report, Policy()).analysis.flagged == flagged

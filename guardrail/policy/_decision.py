@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..types import CheckReport, Claim, ClaimVerdict, Label, SkippedCheck
+from ..types import CheckReport, Claim, ClaimVerdict, Label, SkippedCheck, is_flagged
 from ._caveat import Caveat, note_for, render_caveat
 from ._policy import SEVERITY, Action, FailMode, Policy, ReasonCode
 
@@ -152,7 +152,7 @@ def analyse(report: CheckReport, policy: Policy) -> Analysis:
             # the verifier called it supported only because its own bar was higher.
             label = Label.unsupported
         labels[claim.id] = label.value
-        if label in (Label.contradicted, Label.unsupported) and v.hallucination_score >= th:
+        if is_flagged(label, v.hallucination_score, th):
             flagged.append(claim.id)
             (contra if label is Label.contradicted else unsup).append(claim.id)
         elif label in (Label.supported, Label.partially_supported):
