@@ -78,6 +78,7 @@ MEASURED_CONFIDENCE: dict[str, float] = {
     "list_item": 0.290,  # list_item:not_stated, n=255
     "time": 0.405,  # time:mismatch, n=42
     "negation": 0.029,  # negation:mismatch, n=34
+    "addition": 0.167,  # addition:not_stated (a clause added to a near-copy), n=24: names it, does not flag alone
 }
 #: Kinds RAGTruth holds fewer than 20 of (numbers, units, currency, scale, bounds, dates, modality, direction,
 #: comparison, quantifiers, roles, conditions, superseded values, names moved, list items swapped or a part
@@ -358,6 +359,8 @@ def check_facts(
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
+    if record is None:
+        _added_clause(claim, parsed, question or "", idf, out, conf)
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
     _grade(claim, c_terms, sents, out, conf)
@@ -1067,6 +1070,39 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
             return
 
 
+# -- a clause added to a supported statement -------------------------------------------------------------
+#: Where a claim joins one statement to another: ";", ", and", ", but", " and" before a clause with its own verb.
+_JOINED = re.compile(r";\s*|,\s+(?:and|but|while|so)\s+|\s+(?:and|but)\s+(?=(?:it|they|this|he|she|is|are|was|were|has|have|can|will)\b)", re.I)
+
+
+def _added_clause(claim: str, parsed: Sequence[_Parsed], question: str, idf, out: FactCheck, conf) -> None:
+    """A statement the context supports with a second one joined to it that the context never touches: "Apply
+    the cream twice daily for two weeks; it is safe to use during pregnancy." The first clause holds nearly
+    all its words in the context, the added one almost none of its own (at most a quarter), so a learned
+    score that reads the whole claim as one near-copy passes it. On RAGTruth dev half A this finding is right
+    one time in six (24 findings, most of them loosely paraphrased review summaries), so it names the added
+    clause in the reason but does not flag the claim by itself (``MEASURED_CONFIDENCE``)."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    cuts = [m for m in _JOINED.finditer(claim)]
+    if not cuts:
+        return
+    bounds = [0] + [x for m in cuts for x in (m.start(), m.end())] + [len(claim)]
+    pieces = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+    used = set().union(*(p.term_set for p in parsed)) | {_fold(t) for t, _ in terms_with_offsets(question)}
+    covs = []
+    for a, b in pieces:
+        terms = set(_parse(claim[a:b]).wording)
+        covs.append((_coverage(terms, used, idf) if terms else 1.0, len(terms), a, b))
+    if max(cov for cov, *_ in covs) < 0.9:
+        return  # nothing the context states nearly word for word: a paraphrase, the learned score's to read
+    for cov, n, a, b in covs:
+        if n >= 3 and cov <= 0.25:
+            out.differences.append(Difference(slot="addition", kind="not_stated", claim_value=claim[a:b].strip(),
+                                              confidence=conf["addition"]))
+            return
+
+
 # -- a field's value the context never uses ------------------------------------------------------------
 _NO_VALUE = frozenset({"yes", "no", "not known", "true", "false", "null", "none", "n/a", "unknown"})
 
@@ -1613,12 +1649,12 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     (n1, m1), (n2, m2) = pairs[0], pairs[1]
     gap_c = claim[n1.end:n2.start] if n1.start < n2.start else ""
-    between_c = _verb_terms(gap_c) if len(gap_c.split()) <= 5 else set()
+    between_c = _link_terms(gap_c)
     if not between_c:
         return
     lo, hi = sorted([m1, m2], key=lambda x: x.start)
     gap_e = a_text[lo.end:hi.start]
-    between_e = _verb_terms(gap_e) if len(gap_e.split()) <= 5 else set()
+    between_e = _link_terms(gap_e)
     if not (between_c & between_e):
         return
     passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I))
@@ -1628,6 +1664,26 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+def _link_terms(gap: str) -> set[str]:
+    """The words that link two names, from the text between them: a possessive's head ("Napoleon's forces
+    defeated"), an apposition or aside between commas ("Daniel Cho, the head of finance, reports to"; "with
+    Prussian support") kept apart, so the names stay the verb's arguments however they are dressed. Empty
+    when the names are too far apart to be one verb's arguments (a piece over 6 words, or over 14 in all)."""
+    gap = re.sub(r"^['’]s\s+[\w\-]+", "", gap.strip())
+    if re.search(r"[.!?:\n]|(?:^|,)\s*(?:and|or)\b", gap):
+        return set()  # another sentence, or the next item of a list ("his sons, Robert and William, a daughter, ...")
+    pieces = [x for x in re.split(r"[,;()]", gap) if x.strip()]
+    if not pieces or len(gap.split()) > 14 or any(len(x.split()) > 6 for x in pieces):
+        return set()
+    # An apposition or aside ("the head of finance", "a daughter", "with Prussian support") names or qualifies;
+    # the piece left is the link ("reports to", "defeated").
+    links = [x for x in pieces if not _ASIDE.match(x)]
+    return set().union(*(_verb_terms(x) for x in links)) if links else set()
+
+
+_ASIDE = re.compile(r"\s*(?:a|an|the|his|her|its|their|our|my|your|with|without|including|in|on|at|of|from|aged?)\b", re.I)
 
 
 #: A passive verb, with or without its agent ("was approved by", "are all covered", "is stocked at").

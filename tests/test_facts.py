@@ -786,3 +786,48 @@ def test_a_field_value_the_context_never_uses_is_not_stated_and_floors_the_claim
 def test_a_faithful_field_value_is_not_flagged(answer, context):
     found = field_slots(answer, context)
     assert not any(k == "not_stated" and s in ("field_value", "value") for v in found.values() for s, k in v), found
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # the names dressed in possessives, appositions and asides
+    ("In 1066, Harold's army defeated William's forces at Hastings.",
+     "In 1066, William's forces, with Breton and Flemish allies, defeated Harold's army at Hastings.", True),
+    ("Marta Ruiz, the project lead, reports to Omar Haddad.",
+     "Omar Haddad, a data engineer, reports to the project lead, Marta Ruiz.", True),
+    ("William's forces defeated Harold's army at Hastings in 1066.",
+     "In 1066, William's forces, with Breton and Flemish allies, defeated Harold's army at Hastings.", False),
+    ("Harold's army was defeated by William's forces at Hastings.",
+     "In 1066, William's forces, with Breton and Flemish allies, defeated Harold's army at Hastings.", False),
+    ("Omar Haddad reports to Marta Ruiz.", "Omar Haddad, a data engineer, reports to the project lead, Marta Ruiz.", False),
+])
+def test_roles_swapped_between_dressed_names(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("role", "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("Apply the cream twice daily for two weeks; it is safe to use during pregnancy.",
+     "Apply the cream twice daily to the affected area for two weeks. Wash your hands after use.", True),
+    ("The museum opens at 9 am on weekdays, and entry includes a free audio guide.",
+     "The museum opens at 9 am on weekdays and at 10 am at weekends.", True),
+    # both clauses stated, or a loose paraphrase (the learned score's to read)
+    ("Apply the cream twice daily for two weeks, and wash your hands after use.",
+     "Apply the cream twice daily to the affected area for two weeks. Wash your hands after use.", False),
+    ("The gallery is open early on weekdays and later at weekends.",
+     "The museum opens at 9 am on weekdays and at 10 am at weekends.", False),
+])
+def test_a_clause_added_to_a_supported_statement(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("addition", "not_stated") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # names in a list, an apposition between them, or in two sentences: no verb links them
+    ("She is survived by her brothers, Amos and Eli, a sister, Ruth Ann Cole, and her husband, Peter Voigt.",
+     "Besides her brothers, Amos and Eli, she is survived by a sister, Ruth Ann Cole, and her husband, Peter Voigt."),
+    ("To fix it, set the SMTP host by typing the word OUTBOX in capitals.",
+     "1 If so, set the SMTP host.2 Type the word OUTBOX in capitals."),
+])
+def test_names_no_verb_links_are_no_role_swap(claim, context):
+    found, fc = slots(claim, context)
+    assert ("role", "mismatch") not in found, (found, fc)
