@@ -1021,7 +1021,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     clause_words = words(text[a:b])
     # A name that differs in one part ("University of Zurich" / "University of Basel", "Copenhagen and
     # Stockholm" / "Copenhagen and Oslo"): the differing parts are compared as names of their own.
-    parts = _differing_parts(claim, c_names, text[a:b], clause_names, clause_tokens | clause_words, lower_words)
+    parts = _differing_parts(claim, c_names, text[a:b], clause_names, clause_tokens | clause_words, lower_words, ev_words)
     c_names = c_names + [sub for sub, _ in parts]
     others = [o for o in clause_names if not any(_same_name(o, n) for n in c_names) and not (o.tokens & free_words)]
     c_terms_pos = terms_with_offsets(claim)
@@ -1425,9 +1425,11 @@ def _said_of(n: Name, rest: set[str], sents, idf) -> float:
 
 
 def _differing_parts(claim: str, c_names: list[Name], clause: str, clause_names: list[Name], present: set[str],
-                     common: set[str]) -> list[tuple[Name, Name]]:
+                     common: set[str], context_words: set[str] | frozenset[str] = frozenset()) -> list[tuple[Name, Name]]:
     """(the claim name's part the clause lacks, the clause name's own part) for each claim name found in
-    part, paired with each clause name that shares a part with it and has a part the claim never says."""
+    part, paired with each clause name that shares a part with it and has a part of its own: one the claim
+    never says, or any, when the claim's part is a word the context never uses ("Sierra Conservancy" against
+    "Yosemite Conservancy", though the claim names Yosemite National Park too)."""
     out = []
     claim_words = words(claim)
     for n in c_names:
@@ -1436,7 +1438,10 @@ def _differing_parts(claim: str, c_names: list[Name], clause: str, clause_names:
             continue
         for o in clause_names:
             extra = o.tokens - n.tokens - common
-            if o.end > o.start and n.tokens & o.tokens and extra and not (extra & claim_words):
+            # The claim may name the clause's part elsewhere ("the Linux Foundation ... under Apache 2.0" against
+            # "the Apache Software Foundation").
+            own = bool(extra - claim_words) or (bool(extra) and not (missing & context_words))
+            if o.end > o.start and n.tokens & o.tokens and own:
                 out.append((_sub_name(claim, n, missing), _sub_name(clause, o, extra)))
     return out
 

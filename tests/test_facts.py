@@ -831,3 +831,11 @@ def test_a_clause_added_to_a_supported_statement(claim, context, flagged):
 def test_names_no_verb_links_are_no_role_swap(claim, context):
     found, fc = slots(claim, context)
     assert ("role", "mismatch") not in found, (found, fc)
+
+
+def test_a_name_differing_in_one_part_when_the_claim_says_that_part_elsewhere():
+    context = "The trail is maintained by the Yosemite Conservancy and is part of Yosemite National Park."
+    found, fc = slots("The trail is maintained by the Sierra Conservancy and is part of Yosemite National Park.", context)
+    assert ("entity", "mismatch") in found, (found, fc)
+    found, fc = slots("The trail is maintained by the Yosemite Conservancy and lies in Yosemite National Park.", context)
+    assert ("entity", "mismatch") not in found, (found, fc)
