@@ -1236,6 +1236,14 @@ def _attributes(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf)
     side) is read as agreeing, and so is any other clause that aligns as well and holds the claim's value.
     Capitalised words inside a sentence are names ("Mr Green", "the Red Cross"), not values."""
     mine = [a for a in lexicon.attribute_words(claim) if not _mid_capital(claim, a[2])]
+    # A claim that names two values of one set ("public and private pension income") compares them itself.
+    mine = [a for a in mine if sum(1 for b in mine if b[0] == a[0] and b[1] != a[1]) == 0]
+    if not mine:
+        return
+    # A value the context states anywhere is not one the claim made up ("a woman who abandoned her son",
+    # where the sentence aligned best speaks of a man); a swapped value is one the context never uses.
+    stated = {(k, v) for _, _, p in sents for k, v, _, _ in lexicon.attribute_words(p.text)}
+    mine = [a for a in mine if (a[0], a[1]) not in stated]
     if not mine:
         return
     own = {stem(claim[a:b].lower()) for _, _, a, b in mine}
@@ -2089,7 +2097,8 @@ _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "fo
 # -- steps in the other order --------------------------------------------------------------------------
 #: Two steps in a stated order: "X before Y", "X, (and) then Y", "first X, then Y", "X, followed by Y"
 #: (X first), and "after X, Y", "Y after X", "Y once X" (X first).
-_THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*|\s+)(?:and\s+)?(?:then|afterwards|followed\s+by|before|prior\s+to)\s+(.+)$", re.I)
+_THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*(?:and\s+)?(?:then|afterwards)|\s+and\s+then|,?\s+followed\s+by|\s+before|"
+                   r"\s+prior\s+to)\s+(.+)$", re.I)  # "then" alone is an adverb ("the sample is then sent")
 _AFTER_LEAD = re.compile(r"^(?:only\s+)?(?:after|once|when)\s+(.+?),\s*(?:then\s+)?(.+)$", re.I)
 _AFTER_TAIL = re.compile(r"^(.+?)\s+(?:only\s+)?(?:after|once)\s+(.+)$", re.I)
 _BEFORE_LEAD = re.compile(r"^(?:before)\s+(.+?),\s*(.+)$", re.I)
