@@ -27,7 +27,7 @@ import asyncio
 import codecs
 import time
 from dataclasses import dataclass
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -168,6 +168,21 @@ def _only_no_claims(d: Decision) -> bool:
     return SEVERITY[d.action] > SEVERITY[others]
 
 
+@dataclass(frozen=True)
+class _GuardText:
+    """Step: the decision for ``text`` from ``pipeline`` (``guard`` or ``aguard``)."""
+
+    pipeline: Pipeline
+    text: str
+
+
+@dataclass(frozen=True)
+class _Record:
+    """Step: append ``decision`` to the stream's audit log."""
+
+    decision: Decision
+
+
 @dataclass
 class _Held:
     """A segment checked but not yet released, with its decision (None: whitespace, nothing to check)."""
@@ -176,6 +191,10 @@ class _Held:
     ready: float
     decision: Decision | None
     check_ms: float
+
+
+#: A stream step: yields work (``_GuardText``, ``_Record``) and the segments it releases.
+_Steps = Generator[_GuardText | _Record | CheckedSegment, Any, None]
 
 
 class StreamGuard:
@@ -314,8 +333,50 @@ class StreamGuard:
         """No more text will come: held rewrites may now be requested (see the class doc)."""
         self.upstream_done = True
 
-    # ---- checking
-    def check_segment(self, segment: str, ready: float, *, fragment: bool = False) -> Iterator[CheckedSegment]:
+    # ---- checking: each step written once, as a generator; ``_perform`` / ``_aperform`` drive it
+    #
+    # A step generator yields what it needs done (``_GuardText``: a decision for a text; ``_Record``: an
+    # audit row) and receives the result, and yields the segments it releases. The blocking driver calls
+    # ``Pipeline.guard`` and ``AuditLog.record``; the async one awaits ``Pipeline.aguard`` and writes the
+    # row in a worker thread. How a step waits is the only difference, as in ``guardrail.policy.guard``.
+
+    def _perform(self, steps: _Steps) -> Iterator[CheckedSegment]:
+        """Run ``steps`` with blocking calls, yielding each released segment as it comes."""
+        send: Any = None
+        while True:
+            try:
+                item = steps.send(send)
+            except StopIteration:
+                return
+            send = None
+            if isinstance(item, _GuardText):
+                send = self._guard(item.pipeline, item.text)
+            elif isinstance(item, _Record):
+                assert self._audit is not None  # the steps record only when there is an audit log
+                self._audit.record(item.decision, self._tenant, request_id=self._request_id)
+            else:
+                yield item
+
+    async def _aperform(self, steps: _Steps) -> list[CheckedSegment]:
+        """Run ``steps`` on the event loop; the segments they release, in order."""
+        out: list[CheckedSegment] = []
+        send: Any = None
+        while True:
+            try:
+                item = steps.send(send)
+            except StopIteration:
+                return out
+            send = None
+            if isinstance(item, _GuardText):
+                send = await self._aguard(item.pipeline, item.text)
+            elif isinstance(item, _Record):
+                assert self._audit is not None
+                await asyncio.to_thread(self._audit.record, item.decision, self._tenant, request_id=self._request_id)
+            else:
+                out.append(item)
+
+    def _check_steps(self, segment: str, ready: float, fragment: bool) -> _Steps:
+        """Check one segment (a fragment goes to the failure mode), then release what may be released."""
         if self.stopped:
             return
         self._answer.append(segment)
@@ -326,130 +387,92 @@ class StreamGuard:
         elif not segment.strip():
             decision = None
         else:
-            decision = self._guard(self._segments(), segment)
+            decision = yield _GuardText(self._segments(), segment)
         self._held.append(_Held(segment, ready, decision, (self._clock() - t) * 1e3))
-        yield from self._drain()
+        yield from self._drain_steps()
 
-    async def acheck_segment(self, segment: str, ready: float, *, fragment: bool = False) -> list[CheckedSegment]:
-        if self.stopped:
-            return []
-        self._answer.append(segment)
-        t = self._clock()
-        if fragment:
-            decision: Decision | None = decide_failure(segment, self.interrupted or "stream ended early", self._policy,
-                                                       check=STREAM_CHECK)
-        elif not segment.strip():
-            decision = None
-        else:
-            decision = await self._aguard(self._segments(), segment)
-        self._held.append(_Held(segment, ready, decision, (self._clock() - t) * 1e3))
-        return await self._adrain()
-
-    def _drain(self) -> Iterator[CheckedSegment]:
+    def _drain_steps(self) -> _Steps:
         """Release held segments in order; a rewrite is requested only once the upstream has ended."""
-        while self._held and not self.stopped:
-            h = self._held[0]
-            if h.decision is not None and _wants_rewrite(h.decision) and self._llm is not None:
-                if not self.upstream_done:
-                    return
-                t = self._clock()
-                h.decision = self._guard(self._rewriting, h.segment)
-                h.check_ms += (self._clock() - t) * 1e3
-            self._held.pop(0)
-            released = list(self._apply(h))
-            if self._audit is not None and h.decision is not None and not self._is_deferred(h):
-                self._audit.record(h.decision, self._tenant, request_id=self._request_id)
-            yield from released
-        if self.stopped:
-            self._held.clear()
-
-    async def _adrain(self) -> list[CheckedSegment]:
-        out: list[CheckedSegment] = []
         while self._held and not self.stopped:
             h = self._held[0]
             if h.decision is not None and _wants_rewrite(h.decision) and self._llm is not None:
                 if not self.upstream_done:
                     break
                 t = self._clock()
-                h.decision = await self._aguard(self._rewriting, h.segment)
+                h.decision = yield _GuardText(self._rewriting, h.segment)
                 h.check_ms += (self._clock() - t) * 1e3
             self._held.pop(0)
-            out += self._apply(h)
+            released = list(self._apply(h))
             if self._audit is not None and h.decision is not None and not self._is_deferred(h):
-                await asyncio.to_thread(self._audit.record, h.decision, self._tenant, request_id=self._request_id)
+                yield _Record(h.decision)
+            yield from released
         if self.stopped:
             self._held.clear()
-        return out
+
+    def _ending_steps(self, segs: list[tuple[str, float]], interrupted: bool) -> _Steps:
+        """The upstream has ended (``interrupted``: its last segment is an unfinished fragment): check the
+        rest, release what was held, close."""
+        self.end_upstream()
+        for i, (seg, ready) in enumerate(segs):
+            yield from self._check_steps(seg, ready, interrupted and i == len(segs) - 1)
+        yield from self._drain_steps()
+        yield from self._closing_steps()
+
+    def _closing_steps(self) -> _Steps:
+        """The whole answer's decision (``decision``), what it still withholds, the end-of-stream notice."""
+        if self.decision is not None:
+            return
+        answer = self._whole_answer()
+        whole = None
+        if answer is not None and self.interrupted is None:
+            whole = yield _GuardText(self._checking, answer)
+        yield from self._close(whole)
+        if self._audit is not None and self.decision is not None:
+            yield _Record(self.decision)
 
     def _is_deferred(self, h: _Held) -> bool:
         """Held for the answer-level decision: audited as part of the answer's row, not on its own."""
         return any(x is h for x in self._deferred)
 
-    # ---- one-call conveniences
+    # ---- the steps, blocking and async
+    def check_segment(self, segment: str, ready: float, *, fragment: bool = False) -> Iterator[CheckedSegment]:
+        """Check one segment split off by ``split`` and yield what it releases."""
+        yield from self._perform(self._check_steps(segment, ready, fragment))
+
+    async def acheck_segment(self, segment: str, ready: float, *, fragment: bool = False) -> list[CheckedSegment]:
+        return await self._aperform(self._check_steps(segment, ready, fragment))
+
     def feed(self, chunk: str | bytes) -> Iterator[CheckedSegment]:
         for seg, ready in self.split(chunk):
             yield from self.check_segment(seg, ready)
 
     def finish(self) -> Iterator[CheckedSegment]:
         """The upstream ended normally: check the rest, release what was held, close."""
-        segs = self.split_end()
-        self.end_upstream()
-        for seg, ready in segs:
-            yield from self.check_segment(seg, ready)
-        yield from self._drain()
-        yield from self.closing()
+        yield from self._perform(self._ending_steps(self.split_end(), interrupted=False))
 
     def fail(self, exc: BaseException) -> Iterator[CheckedSegment]:
         """The upstream failed or ended early (see ``split_interrupted``): complete sentences are
         checked, the fragment goes to the failure mode, what was held is released, and the stream
         closes with the failure recorded."""
-        segs = self.split_interrupted(exc)
-        self.end_upstream()
-        for i, (seg, ready) in enumerate(segs):
-            yield from self.check_segment(seg, ready, fragment=i == len(segs) - 1)
-        yield from self._drain()
-        yield from self.closing()
+        yield from self._perform(self._ending_steps(self.split_interrupted(exc), interrupted=True))
 
     async def afinish(self, segs: list[tuple[str, float]], *, interrupted: bool = False) -> list[CheckedSegment]:
         """Async ``finish`` / ``fail`` for segments already split (by ``acheck_stream``'s reader)."""
-        self.end_upstream()
-        out: list[CheckedSegment] = []
-        for i, (seg, ready) in enumerate(segs):
-            out += await self.acheck_segment(seg, ready, fragment=interrupted and i == len(segs) - 1)
-        out += await self._adrain()
-        out += await self.aclosing()
-        return out
+        return await self._aperform(self._ending_steps(segs, interrupted))
+
+    def closing(self) -> Iterator[CheckedSegment]:
+        """End of stream: the whole answer's decision (``decision``), what it still withholds, and the
+        end-of-stream notice (footnotes, withheld-answer message); call once, after the upstream ended."""
+        yield from self._perform(self._closing_steps())
+
+    async def aclosing(self) -> list[CheckedSegment]:
+        return await self._aperform(self._closing_steps())
 
     # ---- the whole answer
     def _whole_answer(self) -> str | None:
         """The answer streamed so far, when there is any text to check."""
         answer = "".join(self._answer)
         return answer if answer.strip() else None
-
-    def closing(self) -> Iterator[CheckedSegment]:
-        """End of stream: the whole answer's decision (``decision``), what it still withholds, and the
-        end-of-stream notice (footnotes, withheld-answer message); call once, after the upstream ended."""
-        if self.decision is not None:
-            return
-        answer = self._whole_answer()
-        whole = None
-        if answer is not None and self.interrupted is None:
-            whole = self._guard(self._checking, answer)
-        yield from self._close(whole)
-        if self._audit is not None and self.decision is not None:
-            self._audit.record(self.decision, self._tenant, request_id=self._request_id)
-
-    async def aclosing(self) -> list[CheckedSegment]:
-        if self.decision is not None:
-            return []
-        answer = self._whole_answer()
-        whole = None
-        if answer is not None and self.interrupted is None:
-            whole = await self._aguard(self._checking, answer)
-        out = list(self._close(whole))
-        if self._audit is not None and self.decision is not None:
-            await asyncio.to_thread(self._audit.record, self.decision, self._tenant, request_id=self._request_id)
-        return out
 
     def _close(self, whole: Decision | None) -> Iterator[CheckedSegment]:
         answer = "".join(self._answer)
