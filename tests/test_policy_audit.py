@@ -131,3 +131,18 @@ def test_rows_survive_sigkill_mid_batch(tmp_path):
         d = row.decision()  # every committed row parses back into a Decision
         assert d.answer.startswith("Claim number") and row.action == d.action.value
     assert log.record(decision(), "after") == n + 1  # and the log still takes writes
+
+
+def test_the_rows_flags_are_the_policys_not_the_engines(tmp_path):
+    # The engine (threshold 0.5) calls the claim clean at 0.4; a calibrated policy (0.3) flags it and acts.
+    r = make_report(SECRET, [{"text": SECRET, "label": "unsupported", "score": 0.4}])
+    assert not r.hallucinated and not r.flagged
+    calibrated = decide(r, Policy.model_validate({"name": "c", "claims": {"score_threshold": 0.3}}))
+    lenient = decide(r, Policy(name="p"))
+    with AuditLog(tmp_path / "a.db") as log:
+        log.record(calibrated, "acme")
+        log.record(lenient, "acme")
+        strict_row, lenient_row = log.last(2)[::-1]
+        assert (strict_row.hallucinated, strict_row.n_flagged) == (True, 1)
+        assert (lenient_row.hallucinated, lenient_row.n_flagged) == (False, 0)
+        assert log.summary("acme").hallucination_rate == 0.5

@@ -158,10 +158,11 @@ class AuditRecord(BaseModel):
     action: str
     code: str
     reason_codes: list[str]
-    hallucinated: bool | None
+    hallucinated: bool | None = Field(description="The answer had a claim the policy flagged (its threshold, not the "
+                                      "engine's); None when the answer could not be checked.")
     hallucination_score: float | None
     n_claims: int | None
-    n_flagged: int | None
+    n_flagged: int | None = Field(description="Claims the policy flagged.")
     attempts: int
     latency_ms: float | None
     redacted: bool
@@ -242,13 +243,19 @@ class AuditLog:
         latency = decision.latencies_ms.get("total")
         if latency is None and report is not None:
             latency = report.latencies_ms.get("total")
+        # The policy's reading of the report, the one that acted (its threshold may differ from the
+        # engine's); a decision built by hand without an analysis falls back to the engine's view.
+        flagged = None if report is None else (len(decision.analysis.flagged) if decision.analysis is not None
+                                                else len(report.flagged))
+        hallucinated = None if report is None else (bool(decision.analysis.flagged) if decision.analysis is not None
+                                                    else report.hallucinated)
         row = (
             self._clock(), tenant, decision.policy_name, decision.policy_hash, decision.action.value, decision.code.value,
             json.dumps(list(dict.fromkeys(r.code.value for r in decision.reasons))),
-            None if report is None else int(report.hallucinated),
+            None if hallucinated is None else int(hallucinated),
             None if report is None else report.hallucination_score,
             None if report is None else len(report.claims),
-            None if report is None else len(report.flagged),
+            flagged,
             len(decision.attempts), latency, int(self.redact), request_id,
             json.dumps(data, ensure_ascii=False, separators=(",", ":")),
         )
