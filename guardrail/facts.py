@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import chain, islice
+from typing import NamedTuple
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, parse_dates, parse_times
@@ -124,6 +125,9 @@ def _fold(term: str) -> str:
     return term[:6]
 
 
+_ARITHMETIC_WORDING = frozenset(_fold(stem(w)) for w in lexicon.ARITHMETIC_WORDING)
+
+
 @lru_cache(maxsize=8192)
 def _parse(text: str) -> _Parsed:
     return _Parsed(
@@ -155,6 +159,8 @@ class FactCheck:
     rewrites: list[tuple[int, int, str]] = field(default_factory=list)
     #: share of the claim's words (values aside) found in the sentences that state its values
     coverage: float = 0.0
+    #: the claim's words (values aside) those sentences do not use
+    extra_wording: list[str] = field(default_factory=list)
     names_missing: list[str] = field(default_factory=list)
     abstention: bool = False
     injection: bool = False
@@ -182,6 +188,13 @@ class FactCheck:
         a faithful rewording that a learned score, reading words, tends to flag."""
         return bool(self.reworded) and not self.differences and not self.numbers_unmatched \
             and not self.dates_unmatched and (self.numbers + self.dates) > 0
+
+    @property
+    def arithmetic_wording_only(self) -> bool:
+        """A verified rewording whose words besides the evidence's only say how its figures were computed
+        ("Two adults and two children pay $46 in total"; "The journey takes two and a half hours"): the
+        figures are the claim, and the fact checks verified each one, direction and subject included."""
+        return self.verified_rewording and all(t in _ARITHMETIC_WORDING for t in self.extra_wording)
 
     def in_evidence_terms(self, claim: str) -> str | None:
         """``claim`` with each figure the evidence states in another form written the evidence's way ("about 3.1
@@ -316,6 +329,7 @@ def check_facts(
 
     near_terms = frozenset().union(*(parsed[k].term_set for k in near))
     out.coverage = _coverage(set(c.wording) or c_terms, near_terms, idf)
+    out.extra_wording = sorted(set(c.wording) - near_terms)
     _numbers(c, sents, scores, support, near, out, conf, question or "")
     _dates(c, sents, support, near, out, conf)
     c_names = names(claim, known)
@@ -499,7 +513,37 @@ def _stated_as_limit(text: str, e: Quantity) -> bool:
 _DISTRIBUTIVE = re.compile(r"\b(?:each|per|every|apiece|times|a\s+head|in\s+total|total|altogether|combined|in\s+all)\b", re.I)
 
 
-def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True) -> str | None:
+class _Derivation(NamedTuple):
+    """How the context's figures give a claim value: ``text`` for the report ("difference of $25 and $40"),
+    the operation, and its operands (for a "change", the base first)."""
+
+    text: str
+    op: str  # change | share | sum | difference | product | quotient | combination
+    operands: tuple[Quantity, ...]
+
+
+#: Seconds in each period a rate is given per ("$15 a month", "1,000 requests per second"); a month is a
+#: twelfth of a year, so "$15 a month" is "$180 a year".
+_PERIOD_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0, "night": 86400.0, "week": 604800.0,
+             "month": 2629800.0, "year": 31557600.0}
+_PERIOD_AFTER = re.compile(r"\s*(?:(?:extra|more|less|in\s+total|in\s+all|altogether)\s+)?(?:(?:over|in|per|a|an|each|every|for)"
+                           r"\s+(?:a\s+|an\s+|one\s+|the\s+|each\s+|every\s+|a\s+whole\s+)?(second|minute|hour|day|week|month|year)\b"
+                           r"|(annually|yearly|monthly|weekly|daily|hourly))", re.I)
+_PERIOD_ADVERB = {"annually": "year", "yearly": "year", "monthly": "month", "weekly": "week", "daily": "day", "hourly": "hour"}
+
+
+def _period(text: str, q: Quantity) -> str | None:
+    """The period a claim value is given for: its rate's, or the words after it ("$180 extra over a year")."""
+    if q.rate in _PERIOD_S:
+        return q.rate
+    m = _PERIOD_AFTER.match(text, q.end)
+    if m is None:
+        return None
+    return m.group(1).lower() if m.group(1) else _PERIOD_ADVERB[m.group(2).lower()]
+
+
+def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True, period: str | None = None
+                ) -> _Derivation | None:
     """A claim value the context's figures give by one or two operations: a sum, a difference, a product
     (a rate times a count), a quotient, a share or a percentage change. Returns how, or None.
 
@@ -512,7 +556,7 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
         vals = list(islice((e for e in pool if e.kind != "percent" or e.dimension == q.dimension), 12))
     else:
         vals = list(islice((e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
-                            or e.kind in countish or e.rate or e.kind == "percent"), 12))
+                            or e.kind in countish or e.rate or e.kind == "percent" or (period and e.kind == "time")), 12))
     # One figure stated twice (by the context and again by the claim) is one operand: "2 + 11 + 2" is not a sum
     # anyone means.
     seen: set[tuple[str, float]] = set()
@@ -543,20 +587,23 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
             if q.kind == "percent":
                 for x, y in ((a, b), (b, a)):
                     if x.magnitude and close(abs(y.magnitude - x.magnitude) / x.magnitude * 100):
-                        return f"change from {x.text} to {y.text}"
+                        return _Derivation(f"change from {x.text} to {y.text}", "change", (x, y))
                     if y.magnitude and close(x.magnitude / y.magnitude * 100):
-                        return f"{x.text} of {y.text}"
+                        return _Derivation(f"{x.text} of {y.text}", "share", (x, y))
                 continue
             for x, y in ((a, b), (b, a)):  # a share of a figure: "2% of income" x "$30,000" = "$600"
                 if x.kind == "percent" and y.kind == q.kind and y.kind != "percent" and close(y.value * x.magnitude / 100):
-                    return f"{x.text} of {y.text}"
+                    return _Derivation(f"{x.text} of {y.text}", "share", (x, y))
             if same_kind(a, b) and adds(a, b):
                 if close(a.value + b.value):
-                    return f"{a.text} + {b.text}"
+                    return _Derivation(f"{a.text} + {b.text}", "sum", (a, b))
                 if close(abs(a.value - b.value)):
-                    return f"difference of {a.text} and {b.text}"
+                    return _Derivation(f"difference of {a.text} and {b.text}", "difference", (a, b))
+                if a.unit == b.unit == "clock" and close(86400.0 - abs(a.value - b.value)):  # 23:15 -> 00:05
+                    late, early = (a, b) if a.value > b.value else (b, a)
+                    return _Derivation(f"from {late.text} to {early.text} the next day", "span", (late, early))
             if _product(q, a, b, distributive, close):
-                return f"{a.text} x {b.text}"
+                return _Derivation(f"{a.text} x {b.text}", "product", (a, b))
             for x, y in ((a, b), (b, a)):
                 # A count divided gives a count of the same thing ("120 seats / 4 rows" = "30 seats"); two other
                 # counts ("12 Birch Road" / "four bedrooms" = "3 bathrooms") or two bare numbers mean nothing.
@@ -564,23 +611,36 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                 meaningless = not x.rate and not q.rate and not share and x.kind in countish and not (
                     q.dimension and q.dimension == x.dimension)
                 if y.magnitude and not meaningless and (x.rate or x.kind in countish or q.kind in countish) and close(x.magnitude / y.magnitude, mag):
-                    return f"{x.text} / {y.text}"
+                    return _Derivation(f"{x.text} / {y.text}", "quotient", (x, y))
+    if period is not None and q.kind != "percent":
+        per_s = _PERIOD_S[period]
+        for x in vals:
+            if x.dimension != q.dimension or (x.rate or "") == (q.rate or ""):
+                continue
+            if x.rate in _PERIOD_S and close(x.magnitude * per_s / _PERIOD_S[x.rate], mag):
+                # A rate restated per another period: "$15 a month" = "$180 over a year".
+                return _Derivation(f"{x.text} {x.rate}ly over a {period}", "rate", (x,))
+            if x.rate is None and q.rate == period:
+                # A total over a span as a rate: "3.6 million requests in one hour" = "1,000 requests per second".
+                for y in vals:
+                    if y.kind == "time" and y.value > 0 and close(x.magnitude / (y.value / per_s), mag):
+                        return _Derivation(f"{x.text} / {y.text}", "quotient", (x, y))
     if q.kind != "percent":
         same = [e for e in vals if same_kind(e, e) and (e.kind == q.kind or (q.kind in countish and e.kind in countish))][:8]
         if len(same) >= 3 and close(sum(e.value for e in same)):
-            return "sum of " + ", ".join(e.text for e in same)
+            return _Derivation("sum of " + ", ".join(e.text for e in same), "sum", tuple(same))
         for i, a in enumerate(same):  # a + b - c, a - b - c
             for j, b in enumerate(same):
                 for k, c in enumerate(same):
                     if len({i, j, k}) == 3 and (close(a.value + b.value - c.value) or (j < k and close(a.value - b.value - c.value))):
-                        return f"{a.text} + {b.text} - {c.text}"
+                        return _Derivation(f"{a.text} + {b.text} - {c.text}", "combination", (a, b, c))
         if len(vals) <= 8:  # a x b + c x d ("two adults at $15 and two children at $8")
             prods = [(a.magnitude * b.magnitude, a, b) for i, a in enumerate(vals) for b in vals[i + 1:]
                      if (a.kind in countish) != (b.kind in countish)]
             for i, (ab, a, b) in enumerate(prods):
                 for cd, c, d in prods[i + 1:]:
                     if len({id(a), id(b), id(c), id(d)}) == 4 and close(ab + cd, mag):
-                        return f"{a.text} x {b.text} + {c.text} x {d.text}"
+                        return _Derivation(f"{a.text} x {b.text} + {c.text} x {d.text}", "combination", (a, b, c, d))
     return None
 
 
@@ -599,6 +659,142 @@ def _product(q: Quantity, a: Quantity, b: Quantity, distributive: bool, close) -
             return close(x.value * n.magnitude)
     return distributive and a.kind in countish and b.kind in countish and q.kind in countish \
         and close(a.magnitude * b.magnitude, q.magnitude)
+
+
+# -- arithmetic that is correct but says something else --------------------------------------------
+#: Words besides the lexicon's rose / fell that say which way a derived difference goes ("$15 more than",
+#: "a 24% gain", "$8 cheaper").
+_UP_WORDS = frozenset("more extra additional greater larger bigger profit surplus dearer pricier".split())
+_DOWN_WORDS = frozenset("less fewer smaller cheaper loss deficit shortfall".split())
+_PIVOT_ORDER = {"after": "up", "later": "up", "before": "down", "earlier": "down", "sooner": "down"}
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:and|but|while|whereas|compared)\b", re.I)
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+def _claimed_change(text: str, q: Quantity) -> tuple[str, str] | None:
+    """('up' | 'down', the word) for the direction word nearest to ``q`` (a few words either side): the way
+    the claim says its derived figure goes ("rose by 63 tonnes", "$15 more than", "a 24% gain")."""
+    best: tuple[int, str, str] | None = None
+    for m in re.finditer(r"[a-z]+", text.lower()):
+        w = m.group(0)
+        d = "up" if w in _UP_WORDS else "down" if w in _DOWN_WORDS else lexicon.direction(w)
+        gap = q.start - m.end() if m.end() <= q.start else m.start() - q.end
+        if d is None and w in _PIVOT_ORDER and m.start() >= q.end and gap <= 12:
+            d = _PIVOT_ORDER[w]  # "arrives two and a half hours before it leaves": the later figure is the other's
+        if d is None or (w == "up" and re.match(r"\s+to\b", text[m.end():], re.I)):  # "up to": a bound
+            continue
+        if 0 <= gap <= 30 and (best is None or gap < best[0]):
+            best = (gap, d, w)
+    return (best[1], best[2]) if best else None
+
+
+def _stated_with(text: str, e: Quantity, others: Sequence[Quantity]) -> tuple[str, str]:
+    """The words a figure is stated with in its sentence: (before it, after it), each up to a clause break
+    or the next figure ("bought for $350,000 in 2015 and sold for $434,000": "bought for", "in 2015")."""
+    lo = max((x.end for x in others if x.end <= e.start), default=0)
+    hi = min((x.start for x in others if x.start >= e.end), default=len(text))
+    before, after = text[lo:e.start], text[e.end:hi]
+    before = before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
+    after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
+    return before, after
+
+
+def _local_terms(p: _Parsed, e: Quantity) -> frozenset[str]:
+    """The content terms a figure is stated with in its sentence (``_stated_with``)."""
+    return frozenset(_fold(t) for t in content_terms(" ".join(_stated_with(p.text, e, p.quantities))))
+
+
+def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int, int], sents) -> tuple[Quantity, Quantity] | None:
+    """(earlier or reference figure, later or subject figure) for a difference of ``a`` and ``b``, or None when
+    nothing says. "X costs $15 more than Y": the figure stated with X's words is the subject; "rose by 63
+    tonnes from 2022 to 2023": the figure stated with the later year is the later one."""
+    if id(a) not in where or id(b) not in where:
+        return None
+    local = {}
+    for e in (a, b):
+        p = sents[where[id(e)]][2]
+        local[id(e)] = _stated_with(p.text, e, p.quantities)
+    than = re.search(r"\b(?:than|before|after)\b", claim[q.end: q.end + 60], re.I)
+    if than:
+        ref_text = re.split(r"[,;.]", claim[q.end + than.end():], maxsplit=1)[0]
+        ref = {_fold(t) for t in content_terms(ref_text)}
+        subj = {_fold(t) for t in content_terms(claim[: q.start])} - ref
+
+        def side(e: Quantity) -> int:
+            words_ = {_fold(t) for t in content_terms(" ".join(local[id(e)]))}
+            return len(words_ & subj) - len(words_ & ref)
+
+        sa, sb = side(a), side(b)
+        if sa != sb:
+            return (b, a) if sa > sb else (a, b)
+        return None
+    years = []
+    for e in (a, b):
+        before, after = local[id(e)]
+        m = _YEAR.search(after) or _YEAR.search(before)
+        years.append(int(m.group(0)) if m else None)
+    if years[0] is not None and years[1] is not None and years[0] != years[1]:
+        return (a, b) if years[0] < years[1] else (b, a)
+    return None
+
+
+def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int], sents, asked: str, conf) -> Difference | None:
+    """What is wrong with a claim value the context's figures do give by arithmetic, or None.
+
+    - **Direction**: a difference or percentage change said the other way ("fell by 63 tonnes" where 420 -> 483;
+      "Basic costs $15 more than Pro" where Basic is $25 and Pro $40). A percentage change fixes its base; a
+      difference is oriented by the figures' years or by the words each is stated with (``_oriented``).
+    - **Subject**: the operands come from sentences about something else than a word of the claim that the
+      context states with a figure of its own ("the carrot harvest rose by 63 tonnes" from the potatoes').
+    """
+    ks = {where[id(e)] for e in how.operands if id(e) in where}
+    claimed = _claimed_change(c.text, q)
+    if claimed is not None and how.op in ("difference", "change"):
+        a, b = how.operands[:2]
+        oriented = _oriented(c.text, q, a, b, where, sents)
+        if how.op == "change" and oriented is not None and oriented[0] is not a:
+            old, new = oriented  # the change is a share of the wrong base: the figures go the other way
+        elif how.op == "change":
+            old, new = a, b
+        elif oriented is not None:
+            old, new = oriented
+        else:
+            old = new = a
+        if old is not new and (new.value > old.value) != (claimed[0] == "up") and new.value != old.value:
+            k = where.get(id(new), next(iter(ks), 0))
+            return Difference(slot="direction", claim_value=f"{claimed[1]} ({q.text})",
+                              evidence_value=f"{old.text} -> {new.text}", evidence_span=_span(sents[k][1]),
+                              confidence=conf["direction"])
+    if not ks:
+        return None
+    # Within a sentence: the figure stated with the claim's subject is another than the one computed from
+    # ("the Basic plan is $25 a month and the Pro plan is $40 a month": "Pro costs $300 a year" is Basic's).
+    claim_words = c.wording - {_fold(t) for t in content_terms(asked)}
+    placed = [e for e in how.operands if id(e) in where]
+    used = frozenset().union(*(_local_terms(sents[where[id(e)]][2], e) for e in placed))
+    for e in placed:
+        p = sents[where[id(e)]][2]
+        for o in p.quantities:
+            if o is e or any(o is x for x in how.operands) or o.dimension != e.dimension or o.rate != e.rate:
+                continue
+            if (_local_terms(p, o) & claim_words) - used:
+                return Difference(slot="number", claim_value=q.text, evidence_value=f"{o.text} (the claim's subject's; "
+                                  f"'{how.text}' is computed from another's)",
+                                  evidence_span=_span(sents[where[id(e)]][1], o.start, o.end), confidence=conf["number"])
+    own = frozenset().union(*(sents[k][2].term_set for k in ks))
+    skip = own | {_fold(t) for t in content_terms(asked)}
+    for t in sorted(c.wording - skip):
+        if lexicon.direction(t) or _TOTAL.search(t) or _DISTRIBUTIVE.search(t):
+            continue
+        for j, (_, sent, p) in enumerate(sents):
+            if j in ks or t not in p.term_set:
+                continue
+            rival = next((e for e in p.quantities if e.kind == q.kind and (q.kind != "count" or e.dimension == q.dimension)), None)
+            if rival is not None:
+                return Difference(slot="number", claim_value=q.text, evidence_value=f"{rival.text} (the figures of "
+                                  f"'{how.text}' are about something else)",
+                                  evidence_span=_span(sent, rival.start, rival.end), confidence=conf["number"])
+    return None
 
 
 @functools.lru_cache(maxsize=256)
@@ -677,6 +873,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     if not claim_qs:
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
+    where = {id(e): k for k, e, _ in pool}  # an operand's sentence
     distributive = bool(_DISTRIBUTIVE.search(c.text))  # once: a claim may hold thousands of figures
     cache: dict[tuple[int, int], list[Quantity]] = {}
 
@@ -751,13 +948,20 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
         # must not build a list of all the others for each one.
         operands = chain(stated, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),
-                         _times_as_quantities(sents, near, q))
+                         _times_as_quantities(sents, near, q, where))
         # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
         # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
-        how = _arithmetic(q, operands, distributive) if not q.bound else None
+        how = _arithmetic(q, operands, distributive, _period(c.text, q)) if not q.bound else None
+        # Correct arithmetic is no licence: the figures must be the claim's subject's, and a difference must
+        # go the way the claim says ("fell by 63 tonnes" is the difference of 420 and 483 too).
+        wrong = _misderived(c, q, how, where, sents, asked, conf) if how is not None else None
+        if wrong is not None:
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(wrong)
+            continue
         if how is not None:
             out.numbers_matched += 1
-            out.reworded.append(f"{q.text} = {how}")
+            out.reworded.append(f"{q.text} = {how.text}")
             continue
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict: tuple[int, Quantity, str] | None = None
@@ -813,12 +1017,18 @@ def _years_as_quantities(c: _Parsed, sents, near, q: Quantity) -> list[Quantity]
             for y in sorted(years)][:6]
 
 
-def _times_as_quantities(sents, near, q: Quantity) -> list[Quantity]:
-    """Clock times as durations since midnight, for "the journey takes 2.5 hours" from 09:40 and 12:10."""
+def _times_as_quantities(sents, near, q: Quantity, where: dict[int, int]) -> list[Quantity]:
+    """Clock times as durations since midnight, for "the journey takes 2.5 hours" from 09:40 and 12:10; each
+    one's sentence goes into ``where``, so that the difference can be oriented (``_oriented``)."""
     if q.dimension != "time":
         return []
-    return [Quantity(0, 0, t.text, t.minutes * 60.0, t.minutes * 60.0, "time", "s", None, False, 4, False)
-            for k in near for t in sents[k][2].times][:6]
+    out = []
+    for k in near:
+        for t in sents[k][2].times:
+            e = Quantity(t.start, t.end, t.text, t.minutes * 60.0, t.minutes * 60.0, "time", "clock", None, False, 4, False)
+            where[id(e)] = k
+            out.append(e)
+    return out[:6]
 
 
 def _slot(q: Quantity, e: Quantity) -> str | None:

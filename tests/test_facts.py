@@ -855,3 +855,52 @@ def test_a_name_differing_in_one_part_when_the_claim_says_that_part_elsewhere():
 def test_rewordings_found_on_ragtruth_are_no_attribute_or_order_mismatch(claim, context):
     found, fc = slots(claim, context)
     assert not any(s in ("attribute", "comparison") for s, _ in found), (found, fc)
+
+
+# --------------------------------------------------------------------------- arithmetic that says something else
+@pytest.mark.parametrize("claim, context, slot", [
+    # the right difference, said the other way: by years, by "than", by "before/after"
+    ("Membership dropped by 1,250 between 2021 and 2023.",
+     "The club had 8,400 members in 2021 and 9,650 members in 2023.", "direction"),
+    ("Ridership fell 12% from 2019 to 2020.", "Bus ridership was 50,000 in 2019 and 56,000 in 2020.", "direction"),
+    ("The red kettle is €18 dearer than the blue one.",
+     "The red kettle sells for €32 and the blue kettle for €50.", "direction"),
+    ("The lecture ends 90 minutes before it starts.", "The lecture starts at 14:00 and ends at 15:30.", "direction"),
+    # the right arithmetic on another subject's figures
+    ("Wheat output grew by 30 tonnes from 2020 to 2021.",
+     "Barley output was 200 tonnes in 2020 and 230 tonnes in 2021. Wheat output stayed at 410 tonnes.", "number"),
+    ("The Family plan costs $360 a year.",
+     "The Solo plan is $30 a month and the Family plan is $45 a month.", "number"),
+    ("Three teenagers pay €36 for the tour.", "The tour costs €12 for adults and €7 for teenagers.", "number"),
+])
+def test_correct_arithmetic_said_of_the_wrong_way_or_subject_is_a_mismatch(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert (slot, "mismatch") in found, (found, fc)
+    assert not fc.values_verified
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("Membership rose by 1,250 between 2021 and 2023.", "The club had 8,400 members in 2021 and 9,650 members in 2023."),
+    ("The blue kettle costs €18 more than the red one.", "The red kettle sells for €32 and the blue kettle for €50."),
+    ("The lecture ends 90 minutes after it starts.", "The lecture starts at 14:00 and ends at 15:30."),
+    ("The Family plan costs $540 a year.", "The Solo plan is $30 a month and the Family plan is $45 a month."),
+    ("The pump moves 50 litres per minute.", "The pump moved 3,000 litres in one hour."),
+])
+def test_arithmetic_said_the_right_way_is_verified(claim, context):
+    found, fc = slots(claim, context)
+    assert not found and fc.values_verified, (found, fc)
+
+
+def test_a_total_said_with_adds_up_to_is_a_value_not_a_bound():
+    _, fc = slots("The upgrade adds up to $900 extra over a year.", "The upgrade costs $15 a month.")
+    assert not fc.values_verified and fc.numbers_unmatched
+    _, fc = slots("The upgrade adds up to $180 extra over a year.", "The upgrade costs $15 a month.")
+    assert fc.values_verified, fc
+
+
+def test_arithmetic_wording_is_not_unsupported_content():
+    # Once every figure is verified, words that only say how it was computed pass; a new detail does not.
+    _, fc = slots("Two adults and one child pay $41 altogether.", "Day passes cost $16 for adults and $9 for children.")
+    assert fc.arithmetic_wording_only, fc
+    _, fc = slots("Two adults and one child pay $41 including lunch.", "Day passes cost $16 for adults and $9 for children.")
+    assert fc.values_verified and not fc.arithmetic_wording_only, fc

@@ -109,6 +109,23 @@ def direction(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+#: Words that only say how a figure was computed from others ("in total", "takes", "more than", "a 15%
+#: increase", "per second"): in a claim whose figures the fact checks derived from the context, they are
+#: the arithmetic's wording, not content the context must state. Nouns of a thing counted or priced are
+#: not here: "journey" is (a duration is a journey's), "Wi-Fi" is not.
+ARITHMETIC_WORDING = frozenset("""
+total totals totalled altogether combined overall sum together all in pay pays paid paying cost costs costing spend
+spends spent price prices purchase purchased charge charged earn earns earned save saves saved saving savings
+difference differ more less fewer extra additional greater larger bigger smaller cheaper dearer gain gained loss lost
+profit increase increased decrease decreased rise rose risen fall fell fallen grew grow grown drop dropped up down
+higher lower change changed net average averaged mean rate per each every apiece times twice half quarter third
+share proportion percent percentage fraction takes take took taking lasts last lasted lasting long journey trip ride
+flight duration elapsed spanned spans span between from until over during within whole entire year years month months
+week weeks day days hour hours minute minutes second seconds annual annually yearly monthly weekly daily hourly
+adds add added adding amounts amount come comes came
+""".split())
+
+
 #: Words that order or compare two things, by scale: (scale, degree, sign) where degree is "c" (comparative),
 #: "s" (superlative) or "v" (any other form), and two words oppose when they share a scale and a degree
 #: (or one of them is "v") and differ in sign. A scale, not a table of pairs: "cheapest", "least expensive",

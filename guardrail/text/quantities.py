@@ -193,6 +193,7 @@ _MONTH_NEAR = re.compile(
     r"nov(?:ember)?|dec(?:ember)?", re.IGNORECASE)
 _YEARLIKE = re.compile(r"(?:1[5-9]\d\d|20\d\d)")
 _RANGE_SEP = re.compile(r"\s*(?:-|–|—|to|and)\s*$", re.IGNORECASE)
+_ADDS_UP = re.compile(r"\b(?:add|adds|added|adding|sum|sums|summed|come|comes|came|coming|tot|tots|totted|totals?)\s+$", re.I)
 _BOUND_KIND = {
     "up to": "max", "at most": "max", "no more than": "max", "not more than": "max", "a maximum of": "max",
     "maximum of": "max", "max": "max", "max.": "max", "under": "lt", "less than": "lt", "fewer than": "lt",
@@ -409,6 +410,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
             labelled = True
         per = _PER.match(text, end)
+        if dim.startswith("count:") and not labelled and nxt is not None:
+            per = _PER.match(text, nxt.end()) or per  # "1,000 requests per second": the rate follows the noun
         rate = None
         if per and (per.group(1).lower() in _UNIT_TABLE or per.group(1).lower() in (
                 "day", "week", "month", "year", "hour", "night", "person", "user", "patient", "dose", "kg", "head", "unit")):
@@ -418,6 +421,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 rate = per.group(1).lower()
         bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
         bound = _BOUND_KIND.get(bound_raw)
+        if bound_raw == "up to" and _ADDS_UP.search(text[max(0, m.start() - 12):m.start()]):
+            bound = None  # "adds up to $180", "comes up to 40 hours": a total, not a limit
         if bound is None and (m.group("plus") or text[end:end + 1] == "+"):
             bound = "min"  # "20+ years": at least 20
         q = Quantity(

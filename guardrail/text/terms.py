@@ -25,6 +25,11 @@ STOPWORDS = frozenset(
 )
 
 
+#: Plurals no suffix rule reaches ("two children" is the context's "a child").
+_IRREGULAR = {"children": "child", "women": "woman", "men": "man", "people": "person", "feet": "foot",
+              "teeth": "tooth", "mice": "mouse", "geese": "goose"}
+
+
 @lru_cache(maxsize=1 << 16)  # pure, and hot: every check stems the same evidence words many times
 def stem(word: str) -> str:
     """A crude English lemmatiser: enough to match "restaurants"/"restaurant", "offered"/"offers",
@@ -33,6 +38,8 @@ def stem(word: str) -> str:
     It never shortens a word below three letters, because a wrong merge hides a changed word from the
     coverage features.
     """
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if len(word) < 4 or word[0].isdigit():
         return word
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("ly", ""), ("s", "")):
