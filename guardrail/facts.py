@@ -164,6 +164,8 @@ class FactCheck:
     names_missing: list[str] = field(default_factory=list)
     abstention: bool = False
     injection: bool = False
+    #: a structured field whose closed-set value the context states in another form ("female" / "woman")
+    field_stated: bool = False
     aligned: int | None = None  # index of the aligned sentence in the input
 
     @property
@@ -699,6 +701,13 @@ def _stated_with(text: str, e: Quantity, others: Sequence[Quantity]) -> tuple[st
     return before, after
 
 
+def _clause_terms(text: str, pos: int) -> frozenset[str]:
+    """The content terms of the clause of ``text`` (split at ";", ":" and dashes) that holds ``pos``."""
+    lo = max((m.end() for m in re.finditer(r"[;:]\s|\s[\u2013\u2014-]\s", text[:pos])), default=0)
+    hi = next((m.start() for m in re.finditer(r"[;:]\s|\s[\u2013\u2014-]\s", text[pos:])), len(text) - pos) + pos
+    return _parse(text[lo:hi]).term_set
+
+
 def _local_terms(p: _Parsed, e: Quantity) -> frozenset[str]:
     """The content terms a figure is stated with in its sentence (``_stated_with``)."""
     return frozenset(_fold(t) for t in content_terms(" ".join(_stated_with(p.text, e, p.quantities))))
@@ -892,7 +901,12 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
               and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
     for q in claim_qs:
         out.numbers += 1
-        hit = next(((k, e) for k, e, _ in pool if k in near and _equivalent(q, e)), None)
+        # Of several places that state the value, the one with more of the claim's words in its clause,
+        # then the one under the same kind of bound ("notice for leave over 5 days" is "Leave longer than five
+        # days needs ... notice", not another sentence's "up to 5 days").
+        hits = [(k, e) for k, e, _ in pool if k in near and _equivalent(q, e)]
+        hit = max(hits, key=lambda h: (len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.term_set),
+                                       _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or "")), default=None)
         if hit is None:
             # Stated outside the sentences that share the claim's words, beside one of them ("business
             # stars: 3.5" for "rated 3.5 stars", among reviews' own "stars: 5.0"): stated, unless the
@@ -1332,12 +1346,19 @@ def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: Fact
     if not terms:
         return
     used = set().union(*(p.term_set for p in parsed)) | {_fold(t) for t, _ in terms_with_offsets(question)}
+    found = lexicon.attribute_words(value)
+    mine = {(s, v) for s, v, _, _ in found}
+    stated = {(s, v) for p in parsed for s, v, _, _ in lexicon.attribute_words(p.text) if s in {s for s, _ in mine}}
+    others = terms - {_fold(stem(value[a:b].lower())) for _, _, a, b in found}
+    if mine and stated == mine and others <= used:
+        # The context states the field's closed-set value, in this form or another, and no other value of
+        # its set ("sex": "female" from "a 45-year-old woman"): verified.
+        out.field_stated = True
     if terms & used or not (_parse(key).term_set & used):
         # A value the context words another way, or one about a slot the context never names
         # ("result": "draw" from "Celtic 2, Rangers 2"): an inference the learned score reads, not a finding.
         return
-    mine = {v for _, v, _, _ in lexicon.attribute_words(value)}
-    if mine and mine & {v for p in parsed for _, v, _, _ in lexicon.attribute_words(p.text)}:
+    if mine & stated:
         return
     out.differences.append(Difference(slot="field_value", kind="not_stated", claim_value=value,
                                       confidence=conf["field_value"]))

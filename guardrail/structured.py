@@ -344,15 +344,25 @@ _KEY_UNITS = {
 }
 
 
+#: Words that start a key's qualifier: the unit is the word before them.
+_KEY_QUALIFIERS = frozenset("for over under per of after before with without by at to from above below".split())
+
+
 def _field_statement(path: tuple, raw: str) -> str:
     """"total_usd": 59.9 -> "total: 59.9 USD"; "home_goals": 3 -> "home goals: 3"."""
     name = _field_name(path) or "value"
     words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name) if w]
-    unit = _KEY_UNITS.get(words[-1].lower()) if len(words) > 1 else None
+    # The unit ends the key's head, before any qualifier: "notice_weeks_for_leave_over_5_days" is in weeks.
+    cut = next((i for i, w in enumerate(words) if i and w.lower() in _KEY_QUALIFIERS), len(words))
+    head, tail = words[:cut], words[cut:]
+    if len(head) < 2 or head[-1].lower() not in _KEY_UNITS:
+        head, tail = words, []  # no unit before a qualifier: the last word may be one ("price_per_night_eur")
+    unit = _KEY_UNITS.get(head[-1].lower()) if len(head) > 1 else None
     value = {"true": "yes", "false": "no", "null": "not known"}.get(raw, raw)
     if unit and re.fullmatch(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", raw):
+        label = " ".join(head[:-1] + tail)
         symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(unit)
-        return f"{' '.join(words[:-1])}: {symbol}{value}" if symbol else f"{' '.join(words[:-1])}: {value} {unit}"
+        return f"{label}: {symbol}{value}" if symbol else f"{label}: {value} {unit}"
     return f"{' '.join(words)}: {value}"
 
 

@@ -904,3 +904,22 @@ def test_arithmetic_wording_is_not_unsupported_content():
     assert fc.arithmetic_wording_only, fc
     _, fc = slots("Two adults and one child pay $41 including lunch.", "Day passes cost $16 for adults and $9 for children.")
     assert fc.values_verified and not fc.arithmetic_wording_only, fc
+
+
+def test_a_closed_set_field_stated_in_another_form_is_verified():
+    context = "The applicant is a 31-year-old man from Leeds. He holds a full driving licence."
+    _, fc = slots("sex: male", context, record="age: 31; city: Leeds")
+    assert fc.field_stated, fc
+    _, fc = slots("sex: female", context, record="age: 31; city: Leeds")
+    assert not fc.field_stated
+    # both values in the context: which one is the field's is not settled by the words
+    _, fc = slots("sex: male", context + " His partner is a woman from York.", record="age: 31; city: Leeds")
+    assert not fc.field_stated
+
+
+def test_of_several_places_stating_a_value_the_claims_clause_decides():
+    context = "Orders of £40 or more ship free. Orders under £40 pay a £3.95 delivery fee."
+    found, _ = slots("Orders under £40 ship free.", context)
+    assert ("bound", "mismatch") in found, found
+    found, fc = slots("Orders under £40 pay a delivery fee of £3.95.", context)
+    assert not found and fc.values_verified, (found, fc)

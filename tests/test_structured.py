@@ -326,3 +326,12 @@ def test_json_answers_account_for_every_character():
     q = '{"q": "The tower is tall. Why is it 530 metres tall?"}'
     spans = structure_spans(q, field_claims(q, parse_structured(q)))
     assert any(u.factual and "530" in u.text for u in spans)
+
+
+def test_a_keys_unit_comes_before_its_qualifier():
+    from guardrail.structured import field_claims
+    answer = '{"refund_days_after_purchase_over_100_usd": 30, "fee_per_night_eur": 12, "max_stay_over_days": 7}'
+    texts = [c.text for c in field_claims(answer, json.loads(answer))]
+    statements = [c.statement for c in field_claims(answer, json.loads(answer))]
+    assert texts == ["30", "12", "7"], texts
+    assert statements == ["refund after purchase over 100 usd: 30 days", "fee per night: €12", "max stay over: 7 days"], statements

@@ -134,3 +134,17 @@ def test_statements_are_not_abstentions_or_injections():
 
 def test_a_name_made_of_a_number_is_no_quantity():
     assert [q.magnitude for q in parse_quantities("A 401(k) plan allows $23,000; so does a 403(b).")] == [23000.0]
+
+
+def test_qualified_durations_rates_after_the_noun_and_comparative_bounds():
+    (q,) = parse_quantities("Staff get 28 holiday days per year.")
+    assert (q.dimension, q.value / 86400, q.rate) == ("time", 28.0, "year")
+    (q,) = parse_quantities("The clinic sees 40 patients per day.")
+    assert (q.dimension, q.rate) == ("count:patient", "day")
+    assert [q.bound for q in parse_quantities("bags heavier than 23 kg and children younger than 5 years")] == ["gt", "lt"]
+    # "adds up to" is a total, "up to" alone a limit
+    assert [q.bound for q in parse_quantities("It adds up to $240. Refunds of up to $50.")] == [None, "max"]
+
+
+def test_a_fiscal_year_is_a_year():
+    assert [(d.text, d.year) for d in parse_dates("Results for FY2024 and FY 2025.")] == [("FY2024", 2024), ("FY 2025", 2025)]

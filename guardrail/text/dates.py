@@ -31,6 +31,7 @@ _PATTERNS = [
     re.compile(rf"\b(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I),  # 3 March 2021
     re.compile(rf"\b{_MON}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!\s*(?:%|percent|[a-z]))", re.I),  # March 3, 2021
     re.compile(rf"\b{_MON}(?:\s+of)?,?\s+{_YEAR}\b", re.I),  # March 2021
+    re.compile(r"\bFY\s?(?P<yy>20\d\d)\b"),  # FY2023: a fiscal year
     re.compile(r"(?<![\d.,$€£])\b(?P<yy>1[5-9]\d\d|20\d\d)s?\b(?![.,]\d|\s*(?:%|percent|per\b|mg\b|kg\b|km\b|g\b|m\b|ml\b|"
                r"people|units|employees|residents|visitors|users|items|pieces|copies|tons|tonnes|metres|meters|feet|miles))"),  # 1998
     re.compile(rf"\b{_MON}\b", re.I),  # March (a month alone)

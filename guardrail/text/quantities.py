@@ -176,7 +176,8 @@ _BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\
           r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
           r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|"
           r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
-          r"just\s+under|an\s+estimated|estimated|exactly|precisely)\s+)?")
+          r"just\s+under|an\s+estimated|estimated|exactly|precisely|"
+          r"(?:longer|larger|bigger|higher|heavier|older|shorter|smaller|lower|lighter|younger)\s+than)\s+)?")
 _NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])|(?<![\w.])\.\d+(?![\w])|"
         r"(?<![\w-])(?:(?:" + _WORDNUM_FULL + r")\s+and\s+a\s+half|"
         + "|".join(re.escape(s) for s in sorted(_SPECIAL, key=len, reverse=True)) + r"|"
@@ -193,6 +194,7 @@ _MONTH_NEAR = re.compile(
     r"nov(?:ember)?|dec(?:ember)?", re.IGNORECASE)
 _YEARLIKE = re.compile(r"(?:1[5-9]\d\d|20\d\d)")
 _RANGE_SEP = re.compile(r"\s*(?:-|–|—|to|and)\s*$", re.IGNORECASE)
+_QUALIFIED_SPAN = re.compile(r"\s+([A-Za-z]+)\s+(days?|weeks?|months?|years?|hours?|minutes?|nights?)\b", re.I)
 _ADDS_UP = re.compile(r"\b(?:add|adds|added|adding|sum|sums|summed|come|comes|came|coming|tot|tots|totted|totals?)\s+$", re.I)
 _BOUND_KIND = {
     "up to": "max", "at most": "max", "no more than": "max", "not more than": "max", "a maximum of": "max",
@@ -201,6 +203,8 @@ _BOUND_KIND = {
     "a minimum of": "min", "minimum of": "min", "min": "min", "min.": "min", "more than": "gt", "over": "gt",
     "above": "gt", "greater than": "gt", "exceeding": "gt", "upwards of": "gt", "just over": "gt",
     "just under": "lt",
+    **{f"{w} than": "gt" for w in ("longer", "larger", "bigger", "higher", "heavier", "older")},
+    **{f"{w} than": "lt" for w in ("shorter", "smaller", "lower", "lighter", "younger")},
 }
 _APPROX = {"about", "around", "approximately", "approx", "approx.", "roughly", "nearly", "almost", "some", "circa",
            "ca.", "~", "close to", "an estimated", "estimated"}
@@ -362,6 +366,12 @@ def _parse_quantities(text: str) -> list[Quantity]:
             continue  # "4.5 out of 5 stars": the scale the value before it is on, not a value
         if text[max(0, start - 1):start] in ("/", "-") and re.match(r"[\dA-Za-z]", text[max(0, start - 2):start - 1] or " "):
             continue  # part of a date or an identifier ("2024-05", "COVID-19", "F-35")
+        unit_end = end
+        if not unit_raw and not cur_raw:
+            # "25 vacation days", "10 business days", "3 working weeks": a duration whose unit comes one word on.
+            dur = _QUALIFIED_SPAN.match(text, end)
+            if dur and dur.group(1).lower() not in _NOT_NOUNS and dur.group(1).lower() not in _VERBS_AFTER:
+                unit_raw, unit_end = dur.group(2).lower(), dur.end()
         dim, unit, value = "", unit_raw, mag
         currency = CURRENCIES.get(cur_raw) if cur_raw else None
         if unit_raw in ("pound", "pounds"):
@@ -409,7 +419,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
         labelled = False
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
             labelled = True
-        per = _PER.match(text, end)
+        per = _PER.match(text, unit_end)
         if dim.startswith("count:") and not labelled and nxt is not None:
             per = _PER.match(text, nxt.end()) or per  # "1,000 requests per second": the rate follows the noun
         rate = None

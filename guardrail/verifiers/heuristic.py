@@ -470,7 +470,7 @@ class HeuristicVerifier:
                          "in the evidence's terms; ")
                 h = rescored
         elif ((fc.verified_rewording and (fc.coverage >= REWORDING_COVERAGE or fc.arithmetic_wording_only))
-              or (field and fc.values_verified)) and h >= threshold:
+              or (field and (fc.values_verified or fc.field_stated))) and h >= threshold:
             note += f"values verified by the fact checks ({'; '.join(fc.reworded[:3]) or 'as stated'}); "
             h = min(h, 0.5 * threshold)
         elif rescored is not None and fc.verified_rewording and not field and rescored < h:
