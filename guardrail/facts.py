@@ -366,6 +366,8 @@ def check_facts(
         if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
             _swapped(claim, a_text, aligned_sent, out, conf)
     _speaker(claim, sents, out, conf)
+    if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
+        _passive_agent(claim, c_names, sents, known, out, conf)
     _crossed(claim, sents, known, out, conf)
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
@@ -668,20 +670,27 @@ def _product(q: Quantity, a: Quantity, b: Quantity, distributive: bool, close) -
 #: "a 24% gain", "$8 cheaper").
 _UP_WORDS = frozenset("more extra additional greater larger bigger profit surplus dearer pricier".split())
 _DOWN_WORDS = frozenset("less fewer smaller cheaper loss deficit shortfall".split())
+_TO_LEVEL = re.compile(r"\bto\s+(?:about\s+|around\s+|nearly\s+|almost\s+)?$", re.I)
+#: Comparatives that say which way a duration goes ("200 ms slower" takes longer, "2 hours sooner" less).
+_TIME_WAY = {"slower": "up", "longer": "up", "faster": "down", "quicker": "down", "shorter": "down"}
 _PIVOT_ORDER = {"after": "up", "later": "up", "before": "down", "earlier": "down", "sooner": "down"}
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:and|but|while|whereas|compared)\b", re.I)
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 
-def _claimed_change(text: str, q: Quantity) -> tuple[str, str] | None:
+def _claimed_change(text: str, q: Quantity, order: bool = True) -> tuple[str, str] | None:
     """('up' | 'down', the word) for the direction word nearest to ``q`` (a few words either side): the way
     the claim says its derived figure goes ("rose by 63 tonnes", "$15 more than", "a 24% gain")."""
     best: tuple[int, str, str] | None = None
     for m in re.finditer(r"[a-z]+", text.lower()):
         w = m.group(0)
         d = "up" if w in _UP_WORDS else "down" if w in _DOWN_WORDS else lexicon.direction(w)
+        if q.kind == "time" and w in _TIME_WAY:
+            d = _TIME_WAY[w]  # "200 ms slower": more time
         gap = q.start - m.end() if m.end() <= q.start else m.start() - q.end
-        if d is None and w in _PIVOT_ORDER and m.start() >= q.end and gap <= 12:
+        if re.search(r"\bor\s+$", text[max(0, m.start() - 4):m.start()], re.I):
+            continue  # "four hours or more": a bound, not a change
+        if d is None and order and w in _PIVOT_ORDER and m.start() >= q.end and gap <= 12:
             d = _PIVOT_ORDER[w]  # "arrives two and a half hours before it leaves": the later figure is the other's
         if d is None or (w == "up" and re.match(r"\s+to\b", text[m.end():], re.I)):  # "up to": a bound
             continue
@@ -905,7 +914,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # then the one under the same kind of bound ("notice for leave over 5 days" is "Leave longer than five
         # days needs ... notice", not another sentence's "up to 5 days").
         hits = [(k, e) for k, e, _ in pool if k in near and _equivalent(q, e)]
+        q_local = _local_terms(c, q)
         hit = max(hits, key=lambda h: (len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.term_set),
+                                       len(_local_terms(sents[h[0]][2], h[1]) & q_local),
                                        _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or "")), default=None)
         if hit is None:
             # Stated outside the sentences that share the claim's words, beside one of them ("business
@@ -940,6 +951,17 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 # ("over 4,500" against "about 4,500" is the same loose figure, not a new limit)
                 out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
+                continue
+            said, stated = _claimed_change(c.text, q, order=False), _claimed_change(sents[k][2].text, e, order=False)
+            if said is not None and stated is not None and said[0] != stated[0] and not _TO_LEVEL.search(c.text, 0, q.start) \
+                    and not q.bound and not e.bound \
+                    and not any(d.slot == "direction" for d in out.differences):
+                # The same figure, moved the other way: "made startup 200 ms slower" against "cut startup
+                # time by 200 ms". (Not a level it moved to: "fell 8% to $1.4 billion".)
+                out.numbers_matched += 1
+                out.differences.append(Difference(slot="direction", claim_value=f"{said[1]} ({q.text})",
+                                                  evidence_value=f"{stated[1]} ({e.text})",
+                                                  evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["direction"]))
                 continue
             out.numbers_matched += 1
             if not _literal(q, sents, near):
@@ -1794,6 +1816,7 @@ _SAY = re.compile(
     r"complains|reported|reports|promised|promises|announced|announces|admitted|admits|acknowledged|"
     r"acknowledges|confirmed|confirms|noted|notes|explained|explains|contended|contends|alleged|alleges|"
     r"disputed|disputes|found|finds|concluded|concludes)\b", re.I)
+_QUOTE_AFTER_PARTY = re.compile(r"(?:^|(?<=[,;.\n]))\s*([^,;:.\"'\u201c\u2018\n]{2,60}):\s*[\"'\u201c\u2018]([^\"\u201d\n]{3,})")
 _ACCORDING = re.compile(r"\baccording\s+to\s+([^,;:]{2,60}),\s*", re.I)
 #: Words before a verb of saying that are no party ("It was later reported", "as the study found").
 _NO_PARTY = frozenset({"it", "as", "was", "been", "be", "is", "also", "later", "widely", "previously"})
@@ -1803,6 +1826,11 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
     """(who, what, start, end, who's words) for each clause of ``text`` that gives someone's statement
     or view: the party before a verb of saying, the words after it; or "According to X, ..."."""
     out = []
+    for m in _QUOTE_AFTER_PARTY.finditer(text):  # "maintainer Kim: 'We will drop support ...'"
+        who = frozenset(_fold(t) for t, _ in terms_with_offsets(m.group(1)))
+        what = frozenset(_fold(t) for t, _ in terms_with_offsets(m.group(2)))
+        if who and what and len(m.group(1).split()) <= 6:
+            out.append((who, what, m.start(1), m.end(), m.group(1).strip()))
     for a, b in clauses(text):
         clause = text[a:b]
         m = _ACCORDING.search(clause)
@@ -1850,11 +1878,17 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     who, what, _, _, who_text = mine[0]
     if len(what) < 2:
         return
+    mine_named = frozenset().union(*(n.tokens for n in names(who_text)))
     best, agree, spoke = None, 0.0, False
     for _, sent, p in sents:
         for e_who, e_what, a, b, e_who_text in _sayings(p.text):
             cov = _coverage(set(what), e_what)
-            if who & e_who:
+            e_named = frozenset().union(*(n.tokens for n in names(e_who_text)))
+            # Parties with names are the same when their names are ("Reviewer Lee" is not "Reviewer Diaz").
+            # (each with a word the other lacks: two people who share a role word or a surname).
+            same = (bool(mine_named & e_named) and not (mine_named - e_named and e_named - mine_named)
+                    if mine_named and e_named else bool(who & e_who))
+            if same:
                 agree, spoke = max(agree, cov), True
             elif cov >= 0.6 and (best is None or cov > best[0]):
                 best = (cov, sent, a, b, e_who_text)
@@ -1863,7 +1897,7 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         return
     _, sent, a, b, e_who_text = best
     e_who = frozenset(_fold(t) for t, _ in terms_with_offsets(e_who_text))
-    if any(_side_by_side(p.text, who, e_who) for _, _, p in sents):
+    if any(_side_by_side(p.text, who - e_who, e_who - who) for _, _, p in sents):
         return  # one party under two names ("Paris prosecutor Francois Molins": "the prosecutor" is Molins)
     out.differences.append(Difference(slot="attribution", claim_value=who_text, evidence_value=e_who_text,
                                       evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
@@ -1908,6 +1942,46 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+#: Past tenses whose passive participle differs ("wrote" -> "written by"); regular ones end in "-ed" both ways.
+_PARTICIPLE = {"wrote": "written", "drew": "drawn", "took": "taken", "gave": "given", "chose": "chosen", "spoke": "spoken",
+               "broke": "broken", "began": "begun", "sang": "sung", "threw": "thrown", "beat": "beaten", "wore": "worn",
+               "hid": "hidden", "built": "built", "made": "made", "led": "led", "won": "won", "found": "found",
+               "bought": "bought", "sold": "sold", "taught": "taught", "held": "held", "paid": "paid", "sent": "sent",
+               "told": "told", "shot": "shot", "struck": "struck", "ran": "run", "flew": "flown", "grew": "grown",
+               "knew": "known", "saw": "seen", "stole": "stolen", "froze": "frozen", "rode": "ridden", "shook": "shaken"}
+_ACTIVE_VERB = re.compile(r"\s+(?:also\s+|later\s+|first\s+|once\s+|reportedly\s+)?([a-z]{3,}ed|" + "|".join(_PARTICIPLE) + r")\b")
+
+
+def _passive_agent(claim: str, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
+    """The claim's subject did what the context says someone else did: "Ada Lovelace designed the Analytical
+    Engine" against "the Analytical Engine, a machine designed by Charles Babbage". The claim opens with a
+    name and an active verb in the past; the context has the same verb's passive with "by" and another name,
+    and the claim's object (the first word after the verb) before it in the same sentence."""
+    if not c_names or claim[: c_names[0].start].strip().lower() not in ("", "the"):
+        return
+    subj = c_names[0]
+    m = _ACTIVE_VERB.match(claim, subj.end)
+    if m is None:
+        return
+    verb = m.group(1).lower()
+    after = content_terms(claim[m.end():])
+    if not after:
+        return
+    head = _fold(after[0])
+    by = re.compile(rf"\b{re.escape(_PARTICIPLE.get(verb, verb))}\s+by\s+([^,;.()]+)", re.I)
+    for _, sent, p in sents:
+        for hit in by.finditer(p.text):
+            if head not in _parse(p.text[: hit.start()]).term_set:
+                continue
+            phrase = re.split(r"\s+(?:and|but|while|in|on|at|for|from|with|during|after|before)\s+(?=[a-z])", hit.group(1))[0]
+            agents = names(phrase, known)  # "by Hana Ito and Ken Abe", not "by Hana Ito and illustrated by Ken Abe"
+            if agents and not any(a.tokens & subj.tokens for a in agents):
+                out.differences.append(Difference(
+                    slot="role", claim_value=f"{subj.text} {verb}", evidence_value=f"{_PARTICIPLE.get(verb, verb)} by {phrase.strip()}",
+                    evidence_span=_span(sent), confidence=conf["role"]))
+                return
 
 
 def _link_terms(gap: str) -> set[str]:

@@ -923,3 +923,37 @@ def test_of_several_places_stating_a_value_the_claims_clause_decides():
     assert ("bound", "mismatch") in found, found
     found, fc = slots("Orders under £40 pay a delivery fee of £3.95.", context)
     assert not found and fc.values_verified, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # the subject did what the context says another did ("designed by", "written by")
+    ("Marta Ruiz painted the ceiling of the chapel.",
+     "The chapel's ceiling, painted by Luis Ortega in 1911, was restored with help from Marta Ruiz.", "role"),
+    ("Ken Abe wrote the screenplay.", "The screenplay was written by Hana Ito and directed by Ken Abe.", "role"),
+    # a quoted party before a colon says what the claim gives to another
+    ("Reviewer Lee asked for the benchmarks to be rerun.",
+     "Reviewer Lee: 'The results look solid to me.'\nReviewer Diaz: 'Please rerun the benchmarks on a quiet machine.'",
+     "attribution"),
+    # the same figure, said to move the other way
+    ("The update made page loads 300 ms slower.", "The update cut page load times by 300 ms.", "direction"),
+])
+def test_agents_speakers_and_figure_directions(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert (slot, "mismatch") in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("Luis Ortega painted the chapel's ceiling.",
+     "The chapel's ceiling, painted by Luis Ortega in 1911, was restored with help from Marta Ruiz."),
+    ("Ken Abe directed the screenplay's film.", "The screenplay was written by Hana Ito and directed by Ken Abe."),
+    ("Marta Ruiz helped restore a ceiling painted by Luis Ortega.",
+     "The chapel's ceiling, painted by Luis Ortega in 1911, was restored with help from Marta Ruiz."),
+    ("Reviewer Diaz asked for the benchmarks to be rerun.",
+     "Reviewer Lee: 'The results look solid to me.'\nReviewer Diaz: 'Please rerun the benchmarks on a quiet machine.'"),
+    ("The update made page loads 300 ms faster.", "The update cut page load times by 300 ms."),
+    ("Costs fell 4% and revenue rose 4%.", "Costs fell 4% while revenue rose 4%."),
+    ("Revenue rose 4%.", "Costs fell 4% while revenue rose 4%."),
+])
+def test_agents_speakers_and_figure_directions_that_hold(claim, context):
+    found, fc = slots(claim, context)
+    assert not [f for f in found if f[1] == "mismatch"], (found, fc)
