@@ -952,15 +952,15 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
                 continue
-            said, stated = _claimed_change(c.text, q, order=False), _claimed_change(sents[k][2].text, e, order=False)
-            if said is not None and stated is not None and said[0] != stated[0] and not _TO_LEVEL.search(c.text, 0, q.start) \
+            said_way, stated_way = _claimed_change(c.text, q, order=False), _claimed_change(sents[k][2].text, e, order=False)
+            if said_way is not None and stated_way is not None and said_way[0] != stated_way[0] and not _TO_LEVEL.search(c.text, 0, q.start) \
                     and not q.bound and not e.bound \
                     and not any(d.slot == "direction" for d in out.differences):
                 # The same figure, moved the other way: "made startup 200 ms slower" against "cut startup
                 # time by 200 ms". (Not a level it moved to: "fell 8% to $1.4 billion".)
                 out.numbers_matched += 1
-                out.differences.append(Difference(slot="direction", claim_value=f"{said[1]} ({q.text})",
-                                                  evidence_value=f"{stated[1]} ({e.text})",
+                out.differences.append(Difference(slot="direction", claim_value=f"{said_way[1]} ({q.text})",
+                                                  evidence_value=f"{stated_way[1]} ({e.text})",
                                                   evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["direction"]))
                 continue
             out.numbers_matched += 1
@@ -1826,11 +1826,11 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
     """(who, what, start, end, who's words) for each clause of ``text`` that gives someone's statement
     or view: the party before a verb of saying, the words after it; or "According to X, ..."."""
     out = []
-    for m in _QUOTE_AFTER_PARTY.finditer(text):  # "maintainer Kim: 'We will drop support ...'"
-        who = frozenset(_fold(t) for t, _ in terms_with_offsets(m.group(1)))
-        what = frozenset(_fold(t) for t, _ in terms_with_offsets(m.group(2)))
-        if who and what and len(m.group(1).split()) <= 6:
-            out.append((who, what, m.start(1), m.end(), m.group(1).strip()))
+    for qm in _QUOTE_AFTER_PARTY.finditer(text):  # "maintainer Kim: 'We will drop support ...'"
+        who = frozenset(_fold(t) for t, _ in terms_with_offsets(qm.group(1)))
+        what = frozenset(_fold(t) for t, _ in terms_with_offsets(qm.group(2)))
+        if who and what and len(qm.group(1).split()) <= 6:
+            out.append((who, what, qm.start(1), qm.end(), qm.group(1).strip()))
     for a, b in clauses(text):
         clause = text[a:b]
         m = _ACCORDING.search(clause)
