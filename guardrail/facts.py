@@ -374,6 +374,7 @@ def check_facts(
     _step_order(claim, sents, out, conf)
     _share_quantifier(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
+    _widened(c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
@@ -2536,6 +2537,31 @@ _EXCEPT = re.compile(r"\b(?:except(?:\s+(?:for|on|in|at))?|other\s+than|apart\s+
                      r"has|have|had|do|does|did|need|needs|get|gets|pay|pays)\b|\s*[,.;:()]|\s*$)", re.I)
 
 
+_ALL_OF = re.compile(r"\b(?:all|every|any|each)\s+(?:of\s+(?:the\s+)?)?(?:[a-z]+\s+){0,2}?([a-z]{3,})\b", re.I)
+
+
+def _widened(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
+    """"all orders" where the evidence speaks only of "orders over $50": a limit on the claim's noun, dropped
+    and widened to all of them ("children under 12", "tickets of more than €100")."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    for m in _ALL_OF.finditer(c.text):
+        noun = _fold(stem(m.group(1).lower()))
+        for k in support:
+            p = sents[k][2]
+            low = p.text.lower()
+            for t, pos in p.terms:
+                if _fold(t) != noun:
+                    continue
+                end = pos + len(re.match(r"[a-z\-']*", low[pos:]).group(0))  # type: ignore[union-attr]  # * always matches
+                q = next((q for q in p.quantities if q.bound and end < q.start + 1 <= end + 14
+                          and re.fullmatch(r"\s*(?:of\s+|aged\s+|that\s+cost\s+)?", p.text[end:q.start])), None)
+                if q is not None and not any(_equivalent(x, q) for x in c.quantities):
+                    out.differences.append(Difference(slot="condition", claim_value=m.group(0), evidence_value=p.text[pos:q.end],
+                                                      evidence_span=_span(sents[k][1], pos, q.end), confidence=conf["condition"]))
+                    return
+
+
 def _excepted_terms(text: str, m: re.Match[str]) -> set[str]:
     """The words that single out the excepted case: those of "except X" the rest of the sentence does not use
     ("but not on international flights" against "domestic flights": international)."""
@@ -2738,6 +2764,14 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
     wants = _asked_kind(claim)
     # Words that ask for the value ("location", "details") are not what the evidence must share.
     t_terms = set(_parse(topic).term_set) - _ASKING
+    # A word that names the kind of figure asked for ("weight limit", "how long") is what the evidence states a
+    # figure of, not a word it must share: "weighing at most 7 kg" states the weight limit.
+    dims = {_DIMENSION_WORDS[t] for t in t_terms if t in _DIMENSION_WORDS}
+    how_long = re.search(r"\bhow\s+long\b(.*)", claim, re.I)
+    if how_long:  # "how long the bridge is": a length; "how long refunds take": a time
+        dims.add("length" if re.search(r"\b(?:is|are|was|were)\W*$", how_long.group(1), re.I) else "time")
+    if dims:
+        t_terms -= set(_DIMENSION_WORDS) | {"long"}
     if not t_terms:
         return
     best = None
@@ -2747,7 +2781,8 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         cov = _coverage(t_terms, _with_referent(sents, k))  # "Its headquarters moved ...": the firm before
         if cov < (0.66 if len(t_terms) >= 2 else 1.0):
             continue
-        has = {"number": bool(p.quantities), "date": bool(p.dates or p.times), "name": bool(names(p.text)),
+        figures = [q for q in p.quantities if not dims or q.kind in dims]
+        has = {"number": bool(figures), "date": bool(p.dates or p.times), "name": bool(names(p.text)),
                "code": bool(_CODE_VALUE.search(p.text))}
         has["place"] = has["name"]
         ok = has[wants] if wants else (cov >= 0.99 and any(has.values()))
@@ -2763,7 +2798,14 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
 #: Words of an abstention that ask for a value rather than name the topic ("the starting location of the
 #: marathon": the evidence must speak of the marathon's start, not use the word "location").
 _ASKING = frozenset(_fold(stem(w)) for w in "location located place address information details detail specific exact "
-                    "exactly mention value figure".split())
+                    "exactly mention value figure limit maximum minimum restriction requirement take takes took need needs "
+                    "get gets".split())
+#: Words that name the kind of figure an abstention says is missing, and the quantity kind that states it.
+_DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
+    "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget",
+    "length": "length height tall distance far wide width deep depth", "time": "duration",
+    "percent": "percentage rate share",
+}.items() for w in ws.split()}
 #: A value that is neither a number, a date nor a name: a path, a command, an identifier, a file.
 _CODE_VALUE = re.compile(r"`[^`]+`|[~/\\][\w.\-/\\]+|\b\w+[._]\w+\.\w+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 

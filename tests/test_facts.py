@@ -957,3 +957,30 @@ def test_agents_speakers_and_figure_directions(claim, context, slot):
 def test_agents_speakers_and_figure_directions_that_hold(claim, context):
     found, fc = slots(claim, context)
     assert not [f for f in found if f[1] == "mismatch"], (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # a limit on the claim's noun dropped and widened to all of them
+    ("The cashback applies to all purchases made with the card.",
+     "The cashback applies to purchases over €20 made with the card.", "condition"),
+    ("Every passenger must show a photo ID.", "Passengers over 16 must show a photo ID at the gate.", "condition"),
+    # an abstention that the context answers, the asked figure named by its kind ("weight", "how long")
+    ("The documents don't give a height restriction for the ride.",
+     "Riders must be at least 120 cm tall to board the ride.", "false_abstention"),
+    ("I could not find how long the tour lasts.", "The guided tour lasts 90 minutes and starts at the main gate.",
+     "false_abstention"),
+])
+def test_widened_limits_and_false_abstentions_by_kind(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert (slot, "mismatch") in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("All purchases over €20 made with the card earn cashback.",
+     "The cashback applies to purchases over €20 made with the card."),
+    ("The documents don't say what the ride costs.", "Riders must be at least 120 cm tall to board the ride."),
+    ("I could not find how long the main gate is.", "The guided tour lasts 90 minutes and starts at the main gate."),
+])
+def test_limits_kept_and_abstentions_about_something_else_hold(claim, context):
+    found, fc = slots(claim, context)
+    assert not [f for f in found if f[1] == "mismatch"], (found, fc)
