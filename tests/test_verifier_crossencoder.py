@@ -223,3 +223,23 @@ def test_a_candidate_folder_is_selectable_by_spec() -> None:
 
     v = make_verifier(f"grounding:{MODEL_DIR}")
     assert isinstance(v, CrossEncoderVerifier) and v.model_dir == MODEL_DIR
+
+
+def test_a_pairs_score_does_not_depend_on_what_is_checked_with_it() -> None:
+    """The same pair scores the same alone, in a batch, and from several callers at once."""
+    pairs = [(EVIDENCE, "The tower was completed in 1889."), (EVIDENCE, "It is 300 metres tall."),
+             ("The meeting is on Monday.", "The meeting is on Tuesday, in room 4B beside the park and the lake."),
+             ("Water boils at 100 degrees at sea level.", "Water boils at 90 degrees.")]
+    alone = np.stack([CrossEncoderVerifier(MODEL_DIR, threads=1).predict([p])[0] for p in pairs])
+    for threads in (1, 2):
+        together = CrossEncoderVerifier(MODEL_DIR, threads=threads).predict(pairs, batch_size=32)
+        np.testing.assert_allclose(together, alone, atol=1e-6)
+
+
+def test_a_claim_without_a_final_period_is_read_as_a_sentence() -> None:
+    # A heading, a table cell or a list item scores as the same sentence would; a field stays as it is.
+    assert hypothesis_text(_item("It was completed in 1889")) == "It was completed in 1889."
+    assert hypothesis_text(_item("Is it 330 metres tall?")) == "Is it 330 metres tall?"
+    field = VerificationItem(claim=Claim(id="f", text="1889", start=0, end=4, kind="field", statement="completed: 1889"),
+                             windows=[Window(evidence_id="d", start=0, end=len(EVIDENCE), text=EVIDENCE)])
+    assert not hypothesis_text(field).endswith(".")

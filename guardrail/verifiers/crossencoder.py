@@ -51,8 +51,16 @@ _SEP = "\n"
 
 
 def hypothesis_text(item: VerificationItem) -> str:
-    """What the model judges: the claim's check text without citation markers."""
-    return _CITATION.sub("", item.claim.check_text).strip()
+    """What the model judges: the claim's check text without citation markers, ending as a sentence.
+
+    A heading, a table cell or a list item has no final period, and the model, trained on sentences,
+    reads one without it differently ("It was completed in AD 80 under Allied": 0.211 as a heading, 0.239
+    as a sentence, on either side of the threshold): the same claim must score the same in any structure.
+    A structured field ("age: 45") is left as it is."""
+    text = _CITATION.sub("", item.claim.check_text).strip()
+    if item.claim.kind != "field" and text and (text[-1].isalnum() or text[-1] in ")%\"'”’"):
+        text += "."
+    return text
 
 
 def _ranked(windows: Sequence[Window]) -> list[Window]:
@@ -145,12 +153,15 @@ class CrossEncoderVerifier:
 
     ``threads``: how many onnxruntime calls run at once (None: ``GUARDRAIL_THREADS`` if set, as for the
     embedder, else all cores). Each call is single-threaded and small: the length-sorted pairs go in
-    batches of at most ``max_batch`` to ``threads`` callers of one session. Measured on the bench's 179
-    pairs (2 cores, ~70 tokens a pair): one session with 2 intra-op threads took 1,211 ms in batches of 32
-    and 906 ms in batches of 8; one single-threaded session called from 2 threads, 742 ms in batches of 2
-    and 772 ms in batches of 4 (intra-op threads wait on each other over matrices this small; one
-    thread in batches of 4 also beats batches of 32, 1,580 against 1,992 ms). Smaller batches also cap the
-    memory: at 256 tokens a batch of 32 peaks near 1 GB RSS, a batch of 8 near 330 MB.
+    batches of at most ``max_batch`` to ``threads`` callers of one session.
+
+    ``max_batch`` is 1 by default because a pair's probabilities must not depend on what else is checked
+    with it: in a batch, the int8 model's dynamically quantized activations (one scale per tensor) and the
+    padding move a pair's probabilities by up to 0.10 (measured on four pairs, batches of 2 and 4), so the
+    same claim could flip between ``check`` and ``check_batch``. Alone, it scores the same every time.
+    What it costs, on the bench's 179 pairs (2 cores, ~70 tokens a pair): 831 ms one pair per call from 2
+    callers, against 742-772 ms in batches of 2-4 and 1,211 ms for the old single call with 2 intra-op
+    threads in batches of 32 (intra-op threads wait on each other over matrices this small).
     Raises :class:`ModelLoadError` when the folder or one of its files is missing or unreadable.
     """
 
@@ -159,7 +170,7 @@ class CrossEncoderVerifier:
         model_dir: str | Path | None = None,
         max_length: int | None = None,
         threads: int | None = None,
-        max_batch: int = 4,
+        max_batch: int = 1,
     ):
         self.max_batch = max(1, int(max_batch))
         self.model_dir = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
