@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from bisect import bisect_left
 from itertools import chain, islice
 from typing import NamedTuple
 
@@ -109,6 +110,11 @@ class _Parsed:
     @cached_property  # hot: read for every figure of a claim, and a claim may hold thousands
     def term_set(self) -> frozenset[str]:
         return frozenset(_fold(t) for t, _ in self.terms if not t[0].isdigit())
+
+    @cached_property
+    def starts(self) -> list[int]:
+        """Where each quantity starts, in order (for finding a figure's neighbours by bisection)."""
+        return [q.start for q in self.quantities]
 
     @cached_property
     def wording(self) -> frozenset[str]:
@@ -683,28 +689,31 @@ def _claimed_change(text: str, q: Quantity, order: bool = True) -> tuple[str, st
     """('up' | 'down', the word) for the direction word nearest to ``q`` (a few words either side): the way
     the claim says its derived figure goes ("rose by 63 tonnes", "$15 more than", "a 24% gain")."""
     best: tuple[int, str, str] | None = None
-    for m in re.finditer(r"[a-z]+", text.lower()):
-        w = m.group(0)
+    lo = max(0, q.start - 40)  # only the words a few either side: a claim may hold thousands of figures
+    for m in re.finditer(r"[a-z]+", text[lo:q.end + 40].lower()):
+        w, a, b = m.group(0), lo + m.start(), lo + m.end()
         d = "up" if w in _UP_WORDS else "down" if w in _DOWN_WORDS else lexicon.direction(w)
         if q.kind == "time" and w in _TIME_WAY:
             d = _TIME_WAY[w]  # "200 ms slower": more time
-        gap = q.start - m.end() if m.end() <= q.start else m.start() - q.end
-        if re.search(r"\bor\s+$", text[max(0, m.start() - 4):m.start()], re.I):
+        gap = q.start - b if b <= q.start else a - q.end
+        if re.search(r"\bor\s+$", text[max(0, a - 4):a], re.I):
             continue  # "four hours or more": a bound, not a change
-        if d is None and order and w in _PIVOT_ORDER and m.start() >= q.end and gap <= 12:
+        if d is None and order and w in _PIVOT_ORDER and a >= q.end and gap <= 12:
             d = _PIVOT_ORDER[w]  # "arrives two and a half hours before it leaves": the later figure is the other's
-        if d is None or (w == "up" and re.match(r"\s+to\b", text[m.end():], re.I)):  # "up to": a bound
+        if d is None or (w == "up" and re.match(r"\s+to\b", text[b:b + 6], re.I)):  # "up to": a bound
             continue
         if 0 <= gap <= 30 and (best is None or gap < best[0]):
             best = (gap, d, w)
     return (best[1], best[2]) if best else None
 
 
-def _stated_with(text: str, e: Quantity, others: Sequence[Quantity]) -> tuple[str, str]:
+def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     """The words a figure is stated with in its sentence: (before it, after it), each up to a clause break
     or the next figure ("bought for $350,000 in 2015 and sold for $434,000": "bought for", "in 2015")."""
-    lo = max((x.end for x in others if x.end <= e.start), default=0)
-    hi = min((x.start for x in others if x.start >= e.end), default=len(text))
+    text, others, i = p.text, p.quantities, bisect_left(p.starts, e.start)
+    lo = others[i - 1].end if i > 0 and others[i - 1].end <= e.start else 0
+    j = i + (i < len(others) and others[i].start == e.start)  # the figure itself, when it is one of them
+    hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
     before, after = text[lo:e.start], text[e.end:hi]
     before = before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
     after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
@@ -720,7 +729,7 @@ def _clause_terms(text: str, pos: int) -> frozenset[str]:
 
 def _local_terms(p: _Parsed, e: Quantity) -> frozenset[str]:
     """The content terms a figure is stated with in its sentence (``_stated_with``)."""
-    return frozenset(_fold(t) for t in content_terms(" ".join(_stated_with(p.text, e, p.quantities))))
+    return frozenset(_fold(t) for t in content_terms(" ".join(_stated_with(p, e))))
 
 
 def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int, int], sents) -> tuple[Quantity, Quantity] | None:
@@ -732,7 +741,7 @@ def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int
     local = {}
     for e in (a, b):
         p = sents[where[id(e)]][2]
-        local[id(e)] = _stated_with(p.text, e, p.quantities)
+        local[id(e)] = _stated_with(p, e)
     than = re.search(r"\b(?:than|before|after)\b", claim[q.end: q.end + 60], re.I)
     if than:
         ref_text = re.split(r"[,;.]", claim[q.end + than.end():], maxsplit=1)[0]
