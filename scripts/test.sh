@@ -13,7 +13,8 @@ if [ "${1:-}" = "--e2e" ]; then
     || bash scripts/setup.sh --e2e
   exec .venv/bin/python -m pytest -q -m llamacpp "$@"
 fi
-if ! .venv/bin/python -c "import pytest, hypothesis, torch, langchain_core, llama_index.core, fastapi, uvicorn, ray, pyarrow, mypy" 2>/dev/null; then
+if ! .venv/bin/python -c "import pytest, xdist, hypothesis, torch, langchain_core, llama_index.core, fastapi, uvicorn, ray, pyarrow, mypy" 2>/dev/null; then
   bash scripts/setup.sh --dev
 fi
-exec .venv/bin/python -m pytest -q -m "not llamacpp" "$@"
+# One pytest worker per core (pytest-xdist): on 2 cores 156 s against 247 s in one process. `-n 0` runs in one.
+exec .venv/bin/python -m pytest -q -m "not llamacpp" -n auto "$@"
