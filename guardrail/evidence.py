@@ -327,24 +327,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    try:
-        from .claims import split_sentences
-    except ImportError:  # the claims module is optional here; a plain regex split keeps windows working
-        return regex_sentences(text, 0, len(text))
+    from .claims import split_sentences  # claims reads evidence's windows: imported on use
+
     return split_sentences(text)
-
-
-def regex_sentences(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    spans = []
-    for m in re.finditer(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|\n|$)", text[a:b]):
-        s, e = m.start() + a, m.end() + a
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            spans.append((s, e))
-    return spans
 
 
 _KV_LINE = re.compile(r"^[\w.\[\]\- ]{1,80}: ")

@@ -1,51 +1,27 @@
 """Small lexical helpers shared by the corrective prompt and the offline rewriter.
 
-Deliberately simple and dependency-free: they only pick which evidence sentences to quote,
-never judge support (that is the verifier's job, which re-checks every rewrite).
+They only pick which evidence sentences to quote, never judge support (that is the verifier's job,
+which re-checks every rewrite); sentences and terms are the text layer's, as everywhere else.
 """
 
 from __future__ import annotations
 
-import re
 import string
+
+from ..claims import split_sentences
+from ..text.terms import content_terms
 
 __all__ = ["sentences", "tokens", "overlap", "best_sentences", "safe_format"]
 
-_SENT_END = re.compile(r"(?<=[.!?])[\"'\u201d)\]]*\s+(?=[\"'\u201c(\[]?[A-Z0-9])|\n+")
-_WORD = re.compile(r"[^\W_]+(?:[.,'][^\W_]+)*", re.UNICODE)
-_STOP = frozenset(
-    "a an the and or but of to in on at by for with from as is are was were be been being it its this that these those "
-    "which who whom whose what when where why how has have had do does did not no so than then there their they them he "
-    "she his her we our you your i me my can could may might will would shall should into about over under also".split()
-)
-
-
-_ABBREV = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|vs|etc|e\.g|i\.e|No|Fig|approx|Inc|Ltd|Co)|\b[A-Z])\.$")
-
-
 def sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the sentences of ``text``, whitespace excluded."""
-    out, pos = [], 0
-    for m in _SENT_END.finditer(text):
-        if "\n" not in m.group(0) and _ABBREV.search(text, max(pos, m.start() - 8), m.start()):
-            continue  # "Dr. Smith": not a sentence end
-        out.append((pos, m.start()))
-        pos = m.end()
-    out.append((pos, len(text)))
-    spans = []
-    for s, e in out:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            spans.append((s, e))
-    return spans
+    """(start, end) offsets of the sentences of ``text``, whitespace excluded: the claims' own splitter."""
+    return split_sentences(text)
 
 
 def tokens(text: str) -> set[str]:
-    """Content words, lower-cased; numbers are kept because they are what claims get wrong."""
-    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in _STOP}
+    """Content terms (the text layer's: stop words out, crudely stemmed); numbers are kept because they are
+    what claims get wrong."""
+    return set(content_terms(text))
 
 
 def overlap(claim: str, sentence: str) -> float:
