@@ -47,3 +47,13 @@ def test_default_bench_splits_the_models_time_from_the_rest():
 def test_an_embedding_verifier_has_its_embedding_time_measured():
     r = run_bench("heuristic", runs=1, answers=1)
     assert r.embedding_ms_p50 > 0 and r.model_ms_p50 == 0.0
+
+
+def test_default_bench_says_what_the_time_outside_the_model_is():
+    from guardrail.verifiers import heuristic
+
+    real_analyse, real_facts = heuristic.HeuristicVerifier.analyse, heuristic.check_facts
+    r = run_bench("default", runs=1, answers=1)
+    assert 0 < r.facts_ms_p50 <= r.features_ms_p50 <= r.non_model_ms_p50 + 1e-6
+    # the timing wrappers are gone afterwards
+    assert heuristic.HeuristicVerifier.analyse is real_analyse and heuristic.check_facts is real_facts
