@@ -2523,17 +2523,29 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
     for k in support[:1]:
         text = sents[k][2].text
         cues = lexicon.condition_cues(text)
+        weak = False
         if not cues:
-            continue
+            # A trailing "if" / "when" is a condition too where it limits a permission, an obligation or a
+            # payment ("Pets are allowed in the cabin if they weigh less than 8 kg"), or where the claim
+            # says the thing holds for all ("reimbursed for all travel" against "... when the trip is longer").
+            cues = [(cue, end) for cue, end in lexicon.condition_cues(text, strong=False)
+                    if cue in ("if", "when") and end - len(cue) > 0 and text[: end - len(cue)].strip()]
+            if not cues or not (_ENTITLEMENT.search(text[: cues[0][1] - len(cues[0][0])]) or lexicon.unconditional(claim)) \
+                    or lexicon.condition_cues(claim, strong=False):
+                continue  # (a claim with an "if" / "when" of its own states its condition)
+            weak = True
         cue, end = cues[0]
-        cond_terms = set(_parse(text[end:end + 80]).term_set) - c_terms
+        cond = _parse(text[end:end + 80])
+        cond_all = set(cond.term_set) | _anchors(cond)  # "if you are under 18": the figure is the condition
+        cond_terms = cond_all - c_terms
         main_terms = set(_parse(text[: end - len(cue)]).term_set)
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
-        cond_all = set(_parse(text[end:end + 80]).term_set)
-        mentions_cond = bool(cond_all & c_terms)
+        mentions_cond = bool(cond_all & (c_terms | _anchors(_parse(claim))))
+        if weak and mentions_cond:
+            continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
             pass
-        elif covered_main >= 0.6 and cond_terms and not mentions_cond and len(cond_all) >= 1:
+        elif covered_main >= (0.8 if weak else 0.6) and cond_terms and not mentions_cond and len(cond_all) >= 1:
             pass
         else:
             continue
@@ -2545,6 +2557,9 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         return
 
 
+#: A predicate that grants, requires or pays something: an "if" after it is the condition of the grant.
+_ENTITLEMENT = re.compile(r"\b(?:may|can|must|allowed|permitted|eligible|entitled|refundable|refunded|reimbursed|free|"
+                          r"required|qualif\w*|covered|accepted|admitted|waived|granted)\b", re.I)
 #: "except (for) X", "other than X": X up to the verb or punctuation that ends it ("except contractors must ...").
 _EXCEPT = re.compile(r"\b(?:except(?:\s+(?:for|on|in|at))?|other\s+than|apart\s+from|excluding|but\s+not)\s+"
                      r"([^,.;:()]{1,60}?)(?=\s+(?:must|may|might|can|cannot|should|will|would|shall|is|are|was|were|"

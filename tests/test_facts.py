@@ -984,3 +984,19 @@ def test_widened_limits_and_false_abstentions_by_kind(claim, context, slot):
 def test_limits_kept_and_abstentions_about_something_else_hold(claim, context):
     found, fc = slots(claim, context)
     assert not [f for f in found if f[1] == "mismatch"], (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # a trailing "if" / "when" that limits a permission, a payment or a grant, dropped
+    ("Dogs are allowed on the beach.", "Dogs are allowed on the beach if they are kept on a lead.", True),
+    ("Staff are reimbursed for all taxi rides.", "Staff are reimbursed for taxi rides when no train runs after 11 pm.", True),
+    ("Entry is free.", "Entry is free if you arrive before 10 am.", True),
+    # kept in the claim's own words, or not a grant at all
+    ("Dogs on a lead are allowed on the beach.", "Dogs are allowed on the beach if they are kept on a lead.", False),
+    ("Entry is free before 10 am.", "Entry is free if you arrive before 10 am.", False),
+    ("The siren sounds.", "The siren sounds when the river rises above 4 metres.", False),
+    ("Every winter, when the lake freezes, the ferry stops.", "The ferry stops every winter when the lake freezes.", False),
+])
+def test_a_condition_on_a_grant_is_part_of_the_claim(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("condition", "mismatch") in found) is flagged, (found, fc)
