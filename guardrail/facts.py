@@ -59,7 +59,8 @@ SLOT_ERROR: dict[str, ErrorType] = {
     "date": ErrorType.temporal, "time": ErrorType.temporal,
     "entity": ErrorType.entity, "attribution": ErrorType.entity, "new_name": ErrorType.entity, "moved": ErrorType.entity,
     "role": ErrorType.role, "attribute": ErrorType.entity, "field_value": ErrorType.fabrication,
-    "negation": ErrorType.negation, "modality": ErrorType.modality, "condition": ErrorType.condition,
+    "negation": ErrorType.negation, "done_without": ErrorType.negation, "modality": ErrorType.modality,
+    "condition": ErrorType.condition,
     "direction": ErrorType.direction, "comparison": ErrorType.comparison,
     "quantifier": ErrorType.overgeneralization, "superseded": ErrorType.superseded,
     "list_item": ErrorType.fabrication, "addition": ErrorType.fabrication, "value": ErrorType.fabrication,
@@ -378,6 +379,7 @@ def check_facts(
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
     _step_order(claim, sents, out, conf)
+    _done_without(claim, sents, out, conf)
     _share_quantifier(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _widened(c, sents, support, out, conf)
@@ -2555,6 +2557,34 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
                                           evidence_value=f"{cue} {text[end:end + 80].strip()}".split(".")[0],
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
         return
+
+
+_WITHOUT_ING = re.compile(r"\bwithout\s+(?:first\s+|actually\s+|ever\s+)?([a-z]{3,}ing)\b", re.I)
+
+
+def _done_without(claim: str, sents, out: FactCheck, conf) -> None:
+    """The claim says a thing does what the context says it does *without* doing: "`--dry-run`: applies the
+    changes" against "`--dry-run` shows the changes without applying them". The claim's clause must share
+    two other words with the evidence's, and say the verb plainly (not "without ..." or "not ..." itself).
+    A loose negation finding (too weak to flag by itself) about the same "without" gives way to this one."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
+        return
+    c_pieces = [(claim[a:b], set(_parse(claim[a:b]).term_set)) for a, b in _pieces(claim)] or [(claim, set(_parse(claim).term_set))]
+    for _, sent, p in sents:
+        for m in _WITHOUT_ING.finditer(p.text):
+            verb = _fold(stem(m.group(1).lower()))
+            e_terms = set(_parse(p.text[max(0, m.start() - 80): m.end() + 40]).term_set) - {verb}
+            for piece, terms in c_pieces:
+                if verb not in terms or len((terms - {verb}) & e_terms) < 2:
+                    continue
+                said = next((w for w in re.finditer(r"[A-Za-z]+", piece) if _fold(stem(w.group(0).lower())) == verb), None)
+                if said is None or re.search(r"\b(?:without|not|never|no)\s+(?:\w+\s+){0,2}$", piece[: said.start()], re.I) \
+                        or re.match(r"\s+(?:no|nothing|none|zero)\b", piece[said.end():], re.I):
+                    continue  # the claim negates it too ("pay no fee")
+                out.differences[:] = [d for d in out.differences if not (d.slot == "negation" and d.evidence_value == "without")]
+                out.differences.append(Difference(slot="done_without", claim_value=said.group(0), evidence_value=m.group(0),
+                                                  evidence_span=_span(sent, m.start(), m.end()), confidence=conf["done_without"]))
+                return
 
 
 #: A predicate that grants, requires or pays something: an "if" after it is the condition of the grant.

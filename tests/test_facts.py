@@ -1000,3 +1000,17 @@ def test_limits_kept_and_abstentions_about_something_else_hold(claim, context):
 def test_a_condition_on_a_grant_is_part_of_the_claim(claim, context, flagged):
     found, fc = slots(claim, context)
     assert (("condition", "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("`--dry-run`: publishes the page after a preview.", "`--dry-run` renders a preview of the page without publishing it.", True),
+    ("`--preview`: publishes the page.", "`--preview` renders the page without publishing it.", True),
+    ("The trial version exports reports.", "The trial version shows reports without exporting them.", True),
+    ("`--preview`: renders the page without publishing it.", "`--preview` renders the page without publishing it.", False),
+    ("You can return the item and pay no fee.", "You can return the item without paying a fee.", False),
+    ("The trial version does not export reports.", "The trial version shows reports without exporting them.", False),
+])
+def test_doing_what_the_context_says_is_done_without(claim, context, flagged):
+    found, fc = slots(claim, context)
+    # The near-copy polarity check may name it first; either way it is a negation the claim drops.
+    assert any(f in found for f in (("done_without", "mismatch"), ("negation", "mismatch"))) is flagged, (found, fc)
