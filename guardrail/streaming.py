@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .claims import split_units
 from .errors import BackendError, ConfigError, InputError, StreamInterrupted
 from .pipeline import Pipeline
-from .policy import SEVERITY, Action, AuditLog, Caveat, CaveatStyle, Decision, Policy, Reason, ReasonCode, decide_failure
+from .policy import SEVERITY, Action, AuditLog, Decision, Policy, Reason, ReasonCode, decide_failure, render_marks
 
 __all__ = ["SentenceBuffer", "CheckedSegment", "StreamGuard", "check_stream", "acheck_stream", "run_stream", "arun_stream",
            "STREAM_CHECK"]
@@ -585,41 +585,23 @@ class StreamGuard:
     def _render(self, d: Decision) -> str:
         """The segment as shown: the final answer (original or rewrite) with its caveats in the policy style.
 
-        Footnote numbers run on across the stream and footnotes / lists are collected for the end,
-        so a caveated stream reads like the same answer caveated in one piece.
+        The policy's own renderer (``render_marks``), numbering on across the stream; the footnotes / list
+        lines are collected for the end (the list header once), so a caveated stream reads like the same
+        answer caveated in one piece.
         """
         base, caveats, cp = d.final_answer, d.caveats, self._policy.caveat
         if not caveats:
             if d.final_text != base and d.final_text.startswith(base):
                 self._note(cp.general_note)  # a caveat with no claim to mark
             return base
-        placeable = sorted((c for c in caveats if 0 <= c.start <= c.end <= len(base) and base[c.start : c.end] == c.text),
-                           key=lambda c: c.start)
-        stray = [c for c in caveats if c not in placeable]
-
-        def fmt(template: str, c: Caveat, n: int) -> str:
-            return template.format(text=c.text, note=c.note, n=n, label=c.label, claim_id=c.claim_id)
-
-        if cp.style is CaveatStyle.list:
-            for c in caveats:
-                self._footnote_n += 1
-                self._tail_line(fmt(cp.list_item_template, c, self._footnote_n), header=cp.list_header)
-            return base
-        template = cp.inline_template if cp.style is CaveatStyle.inline else cp.footnote_marker
-        parts, pos = [], 0
-        for c in placeable:
-            if c.start < pos:  # overlapping marks were merged by the policy; keep the first
-                continue
-            self._footnote_n += 1
-            parts += [base[pos : c.start], fmt(template, c, self._footnote_n)]
-            if cp.style is CaveatStyle.footnotes:
-                self._tail_line(fmt(cp.footnote_template, c, self._footnote_n))
-            pos = c.end
-        parts.append(base[pos:])
-        for c in stray:
-            self._footnote_n += 1
-            self._tail_line(fmt(cp.list_item_template, c, self._footnote_n), header=cp.list_header)
-        return "".join(parts)
+        body, lines, numbered = render_marks(base, caveats, cp, first_n=self._footnote_n + 1)
+        self._footnote_n += len(numbered)
+        for line in lines:
+            if line == cp.list_header:
+                self._tail_line("", header=line)
+            else:
+                self._tail_line(line)
+        return body
 
     def _tail_line(self, line: str, header: str | None = None) -> None:
         if header and header not in self._tail:

@@ -12,7 +12,7 @@ Reference of every policy field: docs/policies.md (generated from the model's de
 
 from ._audit import AuditLog, AuditRecord, AuditSummary, DriftConfig, DriftStatus
 from ._bundled import POLICIES_ENV, bundled_policies_dir
-from ._caveat import Caveat, render_caveat
+from ._caveat import Caveat, render_caveat, render_marks
 from ._decision import Analysis, Attempt, Decision, Reason, decide, decide_failure
 from ._guard import aguard, aregenerate, guard, regenerate
 from ._loader import load_policy, policy_from_yaml
@@ -45,6 +45,7 @@ __all__ = [
     "decide",
     "decide_failure",
     "render_caveat",
+    "render_marks",
     "corrective_messages",
     "parse_rewrites",
     "splice",

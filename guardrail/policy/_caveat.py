@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._policy import CaveatPolicy, CaveatStyle
 from ._text import safe_format
 
-__all__ = ["Caveat", "render_caveat", "DEFAULT_NOTES"]
+__all__ = ["Caveat", "render_caveat", "render_marks", "DEFAULT_NOTES"]
 
 DEFAULT_NOTES = {
     "contradicted": "contradicted by the sources",
@@ -57,21 +57,21 @@ def _merge_overlaps(items: list[Caveat]) -> list[Caveat]:
     return out
 
 
-def render_caveat(answer: str, caveats: list[Caveat], policy: CaveatPolicy) -> tuple[str, list[Caveat]]:
-    """The answer with the caveats applied in the policy's style, and the caveats as numbered.
+def render_marks(answer: str, caveats: list[Caveat], policy: CaveatPolicy, first_n: int = 1
+                 ) -> tuple[str, list[str], list[Caveat]]:
+    """The caveats in the policy's style: the answer with its marks in place, the lines that go at the end
+    (footnotes, or the list under its header), and the caveats as numbered from ``first_n``.
 
-    With no caveat at all the general note is appended, so a caveat decision is never
-    indistinguishable from a clean answer.
+    The one renderer: ``render_caveat`` joins the two parts for a whole answer; checked streaming
+    (``guardrail.streaming``) numbers on across segments and collects the end lines for the stream's end.
     """
     placeable = [c for c in caveats if 0 <= c.start <= c.end <= len(answer) and answer[c.start : c.end] == c.text]
     stray = [c for c in caveats if c not in placeable]
     marks = _merge_overlaps(placeable)
     for c in marks:
         c.text = answer[c.start : c.end]
-    numbered = [m.model_copy(update={"n": i}) for i, m in enumerate(marks, 1)]
-    numbered += [s.model_copy(update={"n": len(numbered) + i}) for i, s in enumerate(stray, 1)]
-    if not numbered:
-        return answer + "\n\n" + policy.general_note, []
+    numbered = [m.model_copy(update={"n": first_n + i}) for i, m in enumerate(marks)]
+    numbered += [s.model_copy(update={"n": first_n + len(marks) + i}) for i, s in enumerate(stray)]
 
     def fmt(template: str, c: Caveat) -> str:
         return safe_format(template, {"text": c.text, "note": c.note, "n": c.n, "label": c.label, "claim_id": c.claim_id})
@@ -80,7 +80,7 @@ def render_caveat(answer: str, caveats: list[Caveat], policy: CaveatPolicy) -> t
     tail_lines: list[str] = []
     if policy.style is CaveatStyle.list:
         body = answer
-        tail_lines = [policy.list_header, *(fmt(policy.list_item_template, c) for c in numbered)]
+        tail_lines = [policy.list_header, *(fmt(policy.list_item_template, c) for c in numbered)] if numbered else []
     else:
         template = policy.inline_template if policy.style is CaveatStyle.inline else policy.footnote_marker
         parts, pos = [], 0
@@ -93,5 +93,17 @@ def render_caveat(answer: str, caveats: list[Caveat], policy: CaveatPolicy) -> t
             tail_lines = [fmt(policy.footnote_template, c) for c in in_place]
         if stray:
             tail_lines += [policy.list_header, *(fmt(policy.list_item_template, c) for c in numbered[len(marks) :])]
-    tail = "\n".join(line for line in tail_lines if line)
+    return body, [line for line in tail_lines if line], numbered
+
+
+def render_caveat(answer: str, caveats: list[Caveat], policy: CaveatPolicy) -> tuple[str, list[Caveat]]:
+    """The answer with the caveats applied in the policy's style, and the caveats as numbered.
+
+    With no caveat at all the general note is appended, so a caveat decision is never
+    indistinguishable from a clean answer.
+    """
+    body, tail_lines, numbered = render_marks(answer, caveats, policy)
+    if not numbered:
+        return answer + "\n\n" + policy.general_note, []
+    tail = "\n".join(tail_lines)
     return (body + "\n\n" + tail if tail else body), numbered
