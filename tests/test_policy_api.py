@@ -10,7 +10,8 @@ import guardrail.policy as policy
 PUBLIC = {
     "Action", "ReasonCode", "FailMode", "CaveatStyle", "Policy", "load_policy", "policy_from_yaml", "PolicyStore", "PolicySource", "resolve_policy",
     "policy_guardrail",
-    "Decision", "Analysis", "Reason", "Attempt", "Caveat", "decide", "decide_failure", "render_caveat", "corrective_messages",
+    "Decision", "Analysis", "Reason", "Attempt", "Caveat", "decide", "decide_failure", "render_caveat", "render_marks",
+    "corrective_messages",
     "parse_rewrites", "splice", "regenerate", "aregenerate", "EvidenceRewriter", "guard", "aguard", "AuditLog",
     "AuditRecord", "AuditSummary", "DriftConfig", "DriftStatus", "SEVERITY", "POLICIES_ENV", "bundled_policies_dir",
 }

@@ -10,20 +10,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._policy import CaveatPolicy, CaveatStyle
+from ._policy import DEFAULT_NOTES, CaveatPolicy, CaveatStyle
 from ._text import safe_format
 
 __all__ = ["Caveat", "render_caveat", "render_marks", "DEFAULT_NOTES"]
-
-DEFAULT_NOTES = {
-    "contradicted": "contradicted by the sources",
-    "unsupported": "not found in the sources",
-    "partially_supported": "only partly supported by the sources",
-    "unevaluatable": "could not be checked",
-    "citation": "its citation does not check out",
-    "low_confidence": "not verified with confidence",
-    "conflict": "the sources disagree on this",
-}
 
 
 class Caveat(BaseModel):

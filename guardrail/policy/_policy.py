@@ -386,6 +386,19 @@ class EscalationPolicy(_Strict):
 CAVEAT_FIELDS = {"text", "note", "n", "label", "claim_id"}
 
 
+#: The note a caveat carries for each label, unless a policy's ``caveat.notes`` says otherwise.
+DEFAULT_NOTES = {
+    "contradicted": "contradicted by the sources",
+    "unsupported": "not found in the sources",
+    "partially_supported": "only partly supported by the sources",
+    "unevaluatable": "could not be checked",
+    "citation": "its citation does not check out",
+    "low_confidence": "not verified with confidence",
+    "unchecked": "not checked against the sources",
+    "conflict": "the sources disagree on this",
+}
+
+
 class CaveatPolicy(_Strict):
     """How flagged claims are marked. Text outside the flagged claims is never altered."""
 
@@ -421,15 +434,7 @@ class CaveatPolicy(_Strict):
         description="Appended after a blank line when the decision is caveat but no single claim can be marked (a failed check, an invalid schema).",
     )
     notes: dict[str, str] = Field(
-        default_factory=lambda: {
-            "contradicted": "contradicted by the sources",
-            "unsupported": "not found in the sources",
-            "partially_supported": "only partly supported by the sources",
-            "unevaluatable": "could not be checked",
-            "citation": "its citation does not check out",
-            "low_confidence": "not verified with confidence",
-            "unchecked": "not checked against the sources",
-        },
+        default_factory=lambda: dict(DEFAULT_NOTES),
         description=(
             "The {note} text per verdict label (contradicted, unsupported, partially_supported, unevaluatable), "
             "'citation' for a claim marked because of its citation, 'low_confidence' for one marked because the verifier was unsure "
@@ -450,7 +455,7 @@ class CaveatPolicy(_Strict):
     @field_validator("notes")
     @classmethod
     def _known_labels(cls, v: dict[str, str]) -> dict[str, str]:
-        allowed = {"contradicted", "unsupported", "partially_supported", "unevaluatable", "citation", "low_confidence", "unchecked"}
+        allowed = set(DEFAULT_NOTES)
         unknown = sorted(set(v) - allowed)
         if unknown:
             raise ValueError(f"unknown verdict label(s) {unknown}; allowed: {sorted(allowed)}")
