@@ -376,6 +376,7 @@ def check_facts(
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
         _passive_agent(claim, c_names, sents, known, out, conf)
     _crossed(claim, sents, known, out, conf)
+    _superseded_holder(claim, c, c_names, sents, known, out, conf)
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
     _step_order(claim, sents, out, conf)
@@ -734,6 +735,42 @@ def _local_terms(p: _Parsed, e: Quantity) -> frozenset[str]:
     return frozenset(_fold(t) for t in content_terms(" ".join(_stated_with(p, e))))
 
 
+def _only_terms(p: _Parsed, e: Quantity, other: Quantity) -> frozenset[str]:
+    """The words a figure is stated with that the other figure of its sentence is not."""
+    return _local_terms(p, e) - _local_terms(p, other)
+
+
+def _as_written(p: _Parsed, e: Quantity, folded: frozenset[str]) -> str:
+    """The words of ``folded`` as the sentence writes them around ``e`` (for the report)."""
+    before, after = _stated_with(p, e)
+    lo, hi = e.start - len(before), e.end + len(after)
+    words = [m.group(0) for t, pos in p.terms if lo <= pos < hi and _fold(t) in folded
+             for m in [re.match(r"[\w'-]+", p.text[pos:])] if m]
+    return " ".join(dict.fromkeys(words))
+
+
+def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs: list[Quantity]
+                     ) -> tuple[Quantity, str, str] | None:
+    """Another figure of the evidence sentence whose own words the claim gives its value with: ("the red line
+    runs every 5 minutes; the green line every 12" for "the green line runs every 5 minutes"; "the initial
+    estimate was 300, the final count 412" for "the final count was 300").
+
+    Only when the claim has *all* of the other figure's own words (those it is stated with and ``e`` is not)
+    and not all of ``e``'s own: a shared subject stated once ("rose from 40,000 to 52,000") gives ``e`` no
+    words of its own, and a claim that echoes part of another clause is not thereby about it.
+    """
+    mine = _local_terms(c, q)
+    if not mine:
+        return None
+    for other in p.quantities:
+        if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
+            continue
+        theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
+        if theirs and own and theirs <= mine and not own <= mine:
+            return other, _as_written(p, other, theirs), _as_written(p, e, own)
+    return None
+
+
 def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int, int], sents) -> tuple[Quantity, Quantity] | None:
     """(earlier or reference figure, later or subject figure) for a difference of ``a`` and ``b``, or None when
     nothing says. "X costs $15 more than Y": the figure stated with X's words is the subject; "rose by 63
@@ -829,7 +866,8 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
 
 @functools.lru_cache(maxsize=256)
 def _talks_of_old_values(claim: str) -> bool:
-    return re.search(r"\b(?:previously|formerly|originally|used\s+to|until|before|was|were|no\s+longer)\b", claim, re.I) is not None
+    return re.search(r"\b(?:previously|formerly|originally|used\s+to|until|before|was|were|no\s+longer|instead\s+of|"
+                     r"rather\s+than|in\s+place\s+of|replac\w*)\b", claim, re.I) is not None
 
 
 _CHANGED_TO = re.compile(r"\b(?:rise[sn]?|rose|fall(?:s|en)?|fell|went\s+(?:up|down)|increase[sd]?|decrease[sd]?|raise[sd]?|lower(?:s|ed)?|"
@@ -976,6 +1014,17 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                                                   evidence_value=f"{stated_way[1]} ({e.text})",
                                                   evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["direction"]))
                 continue
+            told_of = _bound_elsewhere(c, q, sents[k][2], e, claim_qs)
+            if told_of is not None:
+                # The value is in the sentence, but told of something else: "Sales rose 8% in Europe and 15%
+                # in Asia" does not say Europe's sales rose 15%.
+                other, theirs, own = told_of
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(
+                    slot="moved", claim_value=f"{q.text} for '{theirs}'",
+                    evidence_value=f"{other.text} for '{theirs}' ({e.text} for '{own}')",
+                    evidence_span=_span(sents[k][1], other.start, other.end), confidence=conf["moved"]))
+                continue
             out.numbers_matched += 1
             if not _literal(q, sents, near):
                 out.reworded.append(f"{q.text} = {e.text}")
@@ -1112,7 +1161,20 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
     need = max(1, min(2, len(c.wording)))
     for d in c.dates:
         out.dates += 1
-        if any(d.compatible(e) and not d.conflicts(e) for k in near for e in sents[k][2].dates):
+        hit = next(((k, e) for k in near for e in sents[k][2].dates if d.compatible(e) and not d.conflicts(e)), None)
+        def newer_date(o: DateValue | TimeValue, d: DateValue = d) -> bool:
+            return isinstance(o, DateValue) and d.conflicts(o) and _same_grain(d, o) \
+                and not any(x.compatible(o) and not x.conflicts(o) for x in c.dates)
+
+        later = _superseded_time(hit[0], hit[1], sents, c, newer_date) if hit else None
+        if later is not None:
+            k, e = later
+            out.dates_unmatched.append(d.text)
+            out.differences.append(Difference(
+                slot="superseded", claim_value=d.text, evidence_value=f"{e.text} (current; {d.text} is superseded)",
+                evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["superseded"]))
+            continue
+        if hit is not None:
             out.dates_matched += 1
             if not any(d.text in sents[k][2].text for k in near):
                 out.reworded.append(d.text)
@@ -1145,7 +1207,10 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             # opens at 10 am" for "The museum opens at 10 am"), as dates are.
             hit = next(((k, e) for k in range(len(sents)) for e in sents[k][2].times
                         if t.minutes == e.minutes and _near_terms(c, sents[k][2].text, e.start, e.end) > 0), None)
-        newer = _superseded_time(hit, sents, c) if hit else None
+        def newer_time(o: DateValue | TimeValue) -> bool:
+            return isinstance(o, TimeValue) and all(o.minutes != x.minutes for x in c.times)
+
+        newer = _superseded_time(hit[0], hit[1], sents, c, newer_time) if hit else None
         if newer is not None:
             k, e = newer
             out.dates_unmatched.append(t.text)
@@ -1168,31 +1233,75 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
 
 
-_OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|until|no\s+longer|was|were)\b", re.I)
-_NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}on|starting|effective|new)\b", re.I)
+_OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|initially|until|no\s+longer|was|were)\b", re.I)
+_NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}on|starting|effective|new|"
+                       r"(?:moved|changed|postponed|rescheduled|pushed\s+back|brought\s+forward|delayed|shifted|"
+                       r"switched|revised|updated|extended|put\s+back)\s+(?:\w+\s+){0,2}?(?:to|for|until|till))\b", re.I)
 
 
-def _superseded_time(hit, sents, c: _Parsed):
-    """The current clock time when the one the claim states is an old one ("used to open at 9 am. As of this
-    summer, it opens at 10 am"): the claim's time in a sentence that speaks of the past, another time in a
-    sentence of the same passage, within two, that speaks of now. None when the claim talks of the past."""
+_LEFT_ROLE = re.compile(r"\s*(?:,[^,]{0,60},\s*)?(?:(?:was|were|had\s+been|served\s+as|acted\s+as|led|ran|held|headed|\w+ed)\b[^.;]{0,80}?\b(?:until|till|up\s+to|before)\b|"
+                        r"(?:stepped\s+down|resigned|retired|left|quit|was\s+(?:replaced|succeeded|ousted|dismissed|fired)|handed\s+over))\b", re.I)
+_FORMER = re.compile(r"\b(?:former|previous|outgoing|ex-|then-)\s*(?:[\w-]+\s+){0,3}$", re.I)
+_TOOK_OVER = re.compile(r"\s*(?:,[^,]{0,60},\s*|,\s*who\s+(?:has\s+)?)?(?:took\s+over|replaced|succeeded|became|is\s+now|has\s+(?:since\s+)?been|was\s+(?:appointed|named|elected|promoted)|"
+                        r"now\s+\w+s|stepped\s+in|assumed)\b", re.I)
+_BY_NEW = re.compile(r"\b(?:replaced|succeeded|followed|now\s+(?:run|led|headed|managed|chaired|owned|coached|directed))\s+by\s*$|\bhanded\s+over\s+to\s*$|\b(?:new|current|incoming|interim)\s+(?:[\w-]+\s+){0,3}$", re.I)
+
+
+def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
+    """A name the context says held a role until someone else took it, given as the holder now: "Dana Cole
+    was the project lead until March, when Victor Huang took over" does not say Dana Cole is the lead."""
+    if not c_names or _talks_of_old_values(claim):
+        return
+    for k, (_, sent, p) in enumerate(sents):
+        text = p.text
+        s_names = names(text, known)
+        for n in c_names:
+            old = next((o for o in s_names if _same_name(n, o) and (_LEFT_ROLE.match(text, o.end)
+                                                                   or _FORMER.search(text[:o.start]))), None)
+            if old is None:
+                continue
+            # The role the claim gives: words of the claim (not its names) in the sentence that says it ended.
+            role = c.term_set - _name_terms([n])
+            for j in (k, k + 1):
+                if j >= len(sents) or sents[j][1][0] != sent[0] or not role & (p.term_set | sents[j][2].term_set):
+                    continue
+                q_text = sents[j][2].text
+                for m in names(q_text, known):
+                    if (j == k and m.start < old.end) or any(_same_name(m, x) for x in c_names) or _same_name(m, old):
+                        continue
+                    if _TOOK_OVER.match(q_text, m.end) or _BY_NEW.search(q_text[:m.start]):
+                        out.differences.append(Difference(
+                            slot="superseded", claim_value=n.text,
+                            evidence_value=f"{m.text} (current; {old.text} no longer)",
+                            evidence_span=_span(sents[j][1], m.start, m.end), confidence=conf["superseded"]))
+                        return
+
+
+def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer: Callable[[DateValue | TimeValue], bool]):
+    """(sentence, value) of the current date or clock time when the one the claim states is an old one ("used to
+    open at 9 am. As of this summer, it opens at 10 am"; "originally scheduled for 12 May ... moved to 26
+    May"): the claim's value said of the past, another value of the same passage, within two sentences,
+    said of now (``newer`` picks the values of the same kind that differ). None when the claim talks of the past."""
     if _talks_of_old_values(c.text):
         return None
-    k, e = hit
     text = sents[k][2].text
     if not _OLD_TIME.search(text[:e.start]):
         return None
     best = None
     for j in range(max(0, k - 2), min(len(sents), k + 3)):
-        if j == k or sents[j][1][0] != sents[k][1][0]:
+        if sents[j][1][0] != sents[k][1][0]:
             continue
         other = sents[j][2]
-        if _NEW_TIME.search(other.text):
-            for o in other.times:
-                # The new time in the claim's slot: the one with the claim's words beside it ("closes at 6 pm").
-                fit = _slot_fit(c, other.text, o.start, o.end)
-                if o.minutes != e.minutes and (best is None or fit > best[0]):
-                    best = (fit, j, o)
+        for o in (*other.dates, *other.times):
+            if not newer(o) or (j == k and o.start < e.end):
+                continue
+            # Said of now: in the words before it in its own sentence, or after the old value in the same one.
+            if not _NEW_TIME.search(other.text[e.end if j == k else 0:o.start if j == k else len(other.text)]):
+                continue
+            # The new value in the claim's slot: the one with the claim's words beside it ("closes at 6 pm").
+            fit = _slot_fit(c, other.text, o.start, o.end)
+            if best is None or fit > best[0]:
+                best = (fit, j, o)
     return best[1:] if best else None
 
 
@@ -2018,7 +2127,10 @@ _ASIDE = re.compile(r"\s*(?:a|an|the|his|her|its|their|our|my|your|with|without|
 
 
 #: A passive verb, with or without its agent ("was approved by", "are all covered", "is stocked at").
-_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+\s+){0,2}?\w+(?:ed|en|wn)\b", re.I)
+#: A passive: a participle after "be", regular ("approved"), irregular ("run", "led", "built") or any verb
+#: with its agent after it ("is now run by").
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+\s+){0,2}?(?:\w+(?:ed|en|wn)|"
+                      + "|".join(sorted(set(_PARTICIPLE.values()))) + r"|\w+\s+by)\b", re.I)
 _FROM_TO = re.compile(r"\bfrom\s+((?:\w+\s+){0,2}?\w+)\s+(?:to|into)\s+(\w+(?:\s+\w+){0,2})", re.I)
 
 
@@ -2314,7 +2426,8 @@ def _modal_verb(text: str) -> set[str]:
         return set()
     out = {_fold(t) for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 40])[:2]}
     before = text[:pos]
-    if re.search(r"\b(?:is|are|was|were|be|been|remains?)\s+(?:\w+\s+(?:but|and)\s+)?(?:\w+\s+)?$", before, re.I):
+    trailing = re.match(r"(?:if|at)\b", phrase, re.I)  # "may complete it if they wish": the choice is about the verb before
+    if trailing or re.search(r"\b(?:is|are|was|were|be|been|remains?)\s+(?:\w+\s+(?:but|and)\s+)?(?:\w+\s+)?$", before, re.I):
         # A predicate ("Completing the training is optional", "... is recommended but optional") governs
         # its subject: the first words of the clause.
         start = max((m.end() for m in re.finditer(r"[,;:]\s*", before)), default=0)
@@ -2613,11 +2726,24 @@ def _widened(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
                 if _fold(t) != noun:
                     continue
                 end = pos + len(re.match(r"[a-z\-']*", low[pos:]).group(0))  # type: ignore[union-attr]  # * always matches
-                q = next((q for q in p.quantities if q.bound and end < q.start + 1 <= end + 14
-                          and re.fullmatch(r"\s*(?:of\s+|aged\s+|that\s+cost\s+)?", p.text[end:q.start])), None)
+                q = next((q for q in p.quantities if q.bound and end < q.start + 1 <= end + 24
+                          and re.fullmatch(r"\s*(?:of\s+|aged\s+|that\s+cost\s+|(?:that|which|who)\s+(?:are|is)\s+|"
+                                           r"[a-z]+(?:ed|en|ing)\s+)?", p.text[end:q.start])), None)
                 if q is not None and not any(_equivalent(x, q) for x in c.quantities):
                     out.differences.append(Difference(slot="condition", claim_value=m.group(0), evidence_value=p.text[pos:q.end],
                                                       evidence_span=_span(sents[k][1], pos, q.end), confidence=conf["condition"]))
+                    return
+            # A condition on the noun itself ("within 14 days if the item is unused") that the claim drops
+            # for every one of them ("for any item").
+            for cue, end in lexicon.condition_cues(p.text, strong=False):
+                cond = p.text[end:]
+                cond = cond[:next((x.start() for x in re.finditer(r"[,;.]", cond)), len(cond))]
+                terms = set(_parse(cond).term_set)
+                if noun in terms and terms - {noun} - c.term_set:
+                    a = end - len(cue)
+                    out.differences.append(Difference(slot="condition", claim_value=m.group(0),
+                                                      evidence_value=p.text[a:end + len(cond)].strip(),
+                                                      evidence_span=_span(sents[k][1], a, end + len(cond)), confidence=conf["condition"]))
                     return
 
 
@@ -2855,10 +2981,13 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
 
 
 #: Words of an abstention that ask for a value rather than name the topic ("the starting location of the
-#: marathon": the evidence must speak of the marathon's start, not use the word "location").
+#: marathon": the evidence must speak of the marathon's start, not use the word "location"), or ask whether
+#: the topic exists at all ("whether support is available on Saturdays": a sentence about Saturday support
+#: answers it).
 _ASKING = frozenset(_fold(stem(w)) for w in "location located place address information details detail specific exact "
                     "exactly mention value figure limit maximum minimum restriction requirement take takes took need needs "
-                    "get gets".split())
+                    "get gets available availability offer offers offered provide provides provided exist exists "
+                    "possible accessible".split())
 #: Words that name the kind of figure an abstention says is missing, and the quantity kind that states it.
 _DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
     "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget",

@@ -174,7 +174,7 @@ def number_word_value(text: str) -> float | None:
 _CUR_PREFIX = r"(?P<cur>US\$|C\$|A\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY)\s?)?"
 _BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
           r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
-          r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|"
+          r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|beyond|in\s+excess\s+of|"
           r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
           r"just\s+under|an\s+estimated|estimated|exactly|precisely|"
           r"(?:longer|larger|bigger|higher|heavier|older|shorter|smaller|lower|lighter|younger)\s+than)\s+)?")
@@ -201,7 +201,8 @@ _BOUND_KIND = {
     "maximum of": "max", "max": "max", "max.": "max", "under": "lt", "less than": "lt", "fewer than": "lt",
     "below": "lt", "within": "max", "at least": "min", "no less than": "min", "not less than": "min",
     "a minimum of": "min", "minimum of": "min", "min": "min", "min.": "min", "more than": "gt", "over": "gt",
-    "above": "gt", "greater than": "gt", "exceeding": "gt", "upwards of": "gt", "just over": "gt",
+    "above": "gt", "greater than": "gt", "exceeding": "gt", "upwards of": "gt", "just over": "gt", "beyond": "gt",
+    "in excess of": "gt",
     "just under": "lt",
     **{f"{w} than": "gt" for w in ("longer", "larger", "bigger", "higher", "heavier", "older")},
     **{f"{w} than": "lt" for w in ("shorter", "smaller", "lower", "lighter", "younger")},
@@ -211,7 +212,9 @@ _APPROX = {"about", "around", "approximately", "approx", "approx.", "roughly", "
 _VERBS_AFTER = frozenset("""contains contain includes include has have had was were is are holds hold costs cost takes take
 lasts last leaves leave arrives arrive departs depart runs run opens open closes close starts start ends end weighs
 weigh measures measure covers cover serves serve employs employ houses house offers offer reached became remains
-remain will would can could may might must should shall did does do""".split())
+remain will would can could may might must should shall did does do say says said left went came got won lost fell
+rose grew made took gave saw ran quit kept held paid sold bought spent met chose wrote drove flew sat stood began told
+found brought thought""".split())
 #: Words after a number that are not what it counts.
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
@@ -314,7 +317,41 @@ def parse_quantities(text: str) -> list[Quantity]:
     :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends."""
     out = _parse_quantities(text)
     halves = [h for h in _half_units(text) if not any(q.start < h.end and h.start < q.end for q in out)]
-    return sorted(out + halves, key=lambda q: q.start) if halves else out
+    return _counted_alike(sorted(out + halves, key=lambda q: q.start) if halves else out, text)
+
+
+#: What may stand between a counted figure and a bare one that counts the same thing: a coordination.
+_ALIKE_GAP = re.compile(r"[^.;!?\d]{0,50}?(?:,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.;!?\d]{0,40}", re.I)
+
+
+def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
+    """A bare number coordinated after a counted or measured one is of the same kind: "hired 80 people and
+    30 left", "an estimate of 300 attendees, but the final count was 412", "the draft budget was 2,600
+    dollars, but the revised one is 2,100". Without this the two are not comparable, and a claim that gives
+    one the other's number is not caught."""
+    for i in range(1, len(qs)):
+        q, prev = qs[i], qs[i - 1]
+        if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate:
+            continue
+        if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
+            factor = prev.value / prev.magnitude if prev.magnitude else 1.0
+            qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor)
+    return qs
+
+
+_TWO_WORDS = re.compile(r"\s*([A-Za-z]+)?(?:\s+([A-Za-z]+))?")
+
+
+def _nothing_counted_after(text: str, end: int) -> bool:
+    """No noun of its own follows a bare number: "30 left", "412.", "45 were accepted", "12 resigned in
+    May" (not "128 connected devices", whose noun the count parser passed over)."""
+    m = _TWO_WORDS.match(text, end)
+    if m is None:
+        return True
+    w1, w2 = (m.group(1) or "").lower(), (m.group(2) or "").lower()
+    if not w1 or w1 in _NOT_NOUNS or w1 in _VERBS_AFTER:
+        return True
+    return w1.endswith("ed") and (not w2 or w2 in _NOT_NOUNS)
 
 
 def _parse_quantities(text: str) -> list[Quantity]:
