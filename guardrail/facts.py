@@ -1699,6 +1699,11 @@ def _raw_neighbours(text: str, pos: int) -> tuple[str | None, str | None, int]:
 _JOIN = frozenset("and but while whereas although though yet".split())
 
 
+#: A clause that says its topic has the others of a kind ("Stockholm hosts the other ceremonies"): set apart
+#: from the first clause's, though it has no words of its own.
+_OTHER_ONES = re.compile(r"\b(?:the\s+)?(?:other|others|remaining|rest\s+of)\b", re.I)
+
+
 def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
     """What the context says of one topic, the claim says of another it also names.
 
@@ -1754,8 +1759,10 @@ def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
             (kx, ax, bx, xt, xs, x_sent), (ky, ay, by, yt, ys, y_sent) = x, y
             topic, pred = c_set & (ys - xs), c_set & (xs - ys)
             x_own, y_own = xs - ys - c_set, ys - xs - c_set
-            if not topic or not pred or not x_own or not y_own or c_set - x_sent - y_sent:
+            if not topic or not pred or not x_own or c_set - x_sent - y_sent:
                 continue
+            if not y_own and not _OTHER_ONES.search(sents[ky][2].text, ay, by):
+                continue  # nothing of its own: "... and Stockholm hosts it too" says the same of both
             if len(topic) > 3 or _coverage(c_set - topic, xs) < 0.75:
                 continue  # a claim that mostly copies one clause and borrows a word of another is no crossing
             if min(first[t] for t in topic) > min(first[t] for t in pred):
@@ -1937,7 +1944,10 @@ _SAY = re.compile(
     r"insisted|insists|suggested|suggests|predicted|predicts|welcomed|condemned|testified|testifies|complained|"
     r"complains|reported|reports|promised|promises|announced|announces|admitted|admits|acknowledged|"
     r"acknowledges|confirmed|confirms|noted|notes|explained|explains|contended|contends|alleged|alleges|"
-    r"disputed|disputes|found|finds|concluded|concludes)\b", re.I)
+    r"disputed|disputes|found|finds|concluded|concludes|"
+    # plural parties ("the police say", "critics argue"); not the forms that are nouns too ("report", "state", "call")
+    r"say|argue|believe|warn|tell|write|describe|critici[sz]e|praise|blame|maintain|propose|recommend|deny|insist|"
+    r"suggest|predict|condemn|testify|complain|announce|admit|acknowledge|confirm|explain|contend|allege|conclude)\b", re.I)
 _QUOTE_AFTER_PARTY = re.compile(r"(?:^|(?<=[,;.\n]))\s*([^,;:.\"'\u201c\u2018\n]{2,60}):\s*[\"'\u201c\u2018]([^\"\u201d\n]{3,})")
 _ACCORDING = re.compile(r"\baccording\s+to\s+([^,;:]{2,60}),\s*", re.I)
 #: Words before a verb of saying that are no party ("It was later reported", "as the study found").
@@ -2019,10 +2029,21 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         return
     _, sent, a, b, e_who_text = best
     e_who = frozenset(_fold(t) for t, _ in terms_with_offsets(e_who_text))
-    if any(_side_by_side(p.text, who - e_who, e_who - who) for _, _, p in sents):
+    # Compared by their head words: "the driver's lawyer" is a lawyer, however near "the police, the driver" stand.
+    head, e_head = _head(who_text), _head(e_who_text)
+    if any(_side_by_side(p.text, head - e_who, e_head - who) for _, _, p in sents):
         return  # one party under two names ("Paris prosecutor Francois Molins": "the prosecutor" is Molins)
     out.differences.append(Difference(slot="attribution", claim_value=who_text, evidence_value=e_who_text,
                                       evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
+
+
+def _head(party: str) -> frozenset[str]:
+    """The last word of a party ("the driver's lawyer": lawyer), or all of a name's words ("Francois Molins")."""
+    ns = names(party)
+    if ns:
+        return frozenset(_fold(t) for t, _ in terms_with_offsets(ns[-1].text))
+    terms = terms_with_offsets(party)
+    return frozenset({_fold(terms[-1][0])}) if terms else frozenset()
 
 
 def _attribution(claim: str) -> bool:
@@ -2655,7 +2676,8 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         cond_terms = cond_all - c_terms
         main_terms = set(_parse(text[: end - len(cue)]).term_set)
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
-        mentions_cond = bool(cond_all & (c_terms | _anchors(_parse(claim))))
+        # (by the condition's own words: "a discount with a valid student ID" repeats "students")
+        mentions_cond = bool((cond_all - main_terms or cond_all) & (c_terms | _anchors(_parse(claim))))
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):

@@ -1071,3 +1071,28 @@ def test_a_yes_no_abstention_the_context_answers(claim, context, flagged):
 def test_a_passive_with_an_irregular_participle_is_not_a_role_swap():
     found, fc = slots("Tomas Ek runs the shipping company.", "The shipping company is now run by Tomas Ek.")
     assert not any(s == "role" for s, _ in found), (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    # the other clause of a parallel pair has nothing of its own but "the other ..."
+    ("Lyon hosts the junior final.", "Paris hosts the junior final, and Lyon hosts the other finals.", "moved", True),
+    ("Paris hosts the junior final.", "Paris hosts the junior final, and Lyon hosts the other finals.", "moved", False),
+    ("Lyon hosts the junior final.", "Paris hosts the junior final, and Lyon hosts it too.", "moved", False),
+    # a plural party ("the police say"), whose words stand next to another party's modifier
+    ("The police say the brakes failed.",
+     "According to the police, the driver was speeding; the driver's lawyer says the brakes failed.", "attribution", True),
+    ("The police say the driver was speeding.",
+     "According to the police, the driver was speeding; the driver's lawyer says the brakes failed.", "attribution", False),
+    # a requirement to show something is a condition, even when it repeats the subject's word
+    ("Seniors get free entry.", "Seniors get free entry with a valid senior pass.", "condition", True),
+    ("With a valid senior pass, seniors get in free.", "Seniors get free entry with a valid senior pass.", "condition", False),
+])
+def test_parallel_clauses_parties_and_requirements(claim, context, slot, flagged):
+    found, fc = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, (found, fc)
+
+
+def test_counting_words_are_arithmetic_wording():
+    fc = check_facts("Passenger numbers rose by 3,000 from 2021 to 2022.",
+                     sentences("The line carried 45,000 passengers in 2021 and 48,000 in 2022."))
+    assert fc.arithmetic_wording_only, fc

@@ -125,7 +125,7 @@ higher lower change changed net average averaged mean rate per each every apiece
 share proportion percent percentage fraction takes take took taking lasts last lasted lasting long journey trip ride
 flight duration elapsed spanned spans span between from until over during within whole entire year years month months
 week weeks day days hour hours minute minutes second seconds annual annually yearly monthly weekly daily hourly
-adds add added adding amounts amount come comes came
+adds add added adding amounts amount come comes came number numbers count counts figure figures level levels tally
 """.split())
 
 
@@ -244,13 +244,16 @@ def quantifier_rank(text: str) -> int | None:
 
 _CONDITION = re.compile(
     r"\b(?:only\s+if|only\s+when|only\s+after|only\s+with|unless|except(?:\s+for)?|excluding|other\s+than|apart\s+from|"
-    r"provided\s+(?:that)?|as\s+long\s+as|on\s+condition|subject\s+to|if|when|with\s+the\s+exception\s+of|but\s+not)\b",
+    r"provided\s+(?:that)?|as\s+long\s+as|on\s+condition|subject\s+to|if|when|with\s+the\s+exception\s+of|but\s+not|"
+    r"with\s+(?:a\s+|an\s+|your\s+|their\s+)?(?:valid|proof\s+of)|(?:on|upon)\s+(?:presentation|production|showing)\s+of)\b",
     re.I,
 )
 _STRONG_CONDITION = re.compile(
     r"\b(?:only\s+if|only\s+when|only\s+after|only\s+with|only\s+for|only\s+to|only\s+during|unless|except(?:\s+for)?|"
     r"excluding|other\s+than|apart\s+from|provided\s+(?:that)?|as\s+long\s+as|on\s+condition|subject\s+to|"
-    r"with\s+the\s+exception\s+of|but\s+not)\b",
+    r"with\s+the\s+exception\s+of|but\s+not|"
+    # a requirement to show something: "a 20% discount with a valid student ID", "on presentation of a receipt"
+    r"with\s+(?:a\s+|an\s+|your\s+|their\s+)?(?:valid|proof\s+of)|(?:on|upon)\s+(?:presentation|production|showing)\s+of)\b",
     re.I,
 )
 _UNCONDITIONAL = re.compile(
