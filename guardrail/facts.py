@@ -2538,7 +2538,10 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         order = _anchor_order(c_terms, pc, e_terms, pe, skip, claim, a_text)
         if same and not anti and strength < STRONG_ALIGNMENT and order != "swapped":
             continue  # the same order word with the things swapped: readable in a near-copy or a clean reversal
-        flipped = (bool(anti) and not same) != (order in ("reversed", "swapped"))
+        # A superlative ranks one thing among all, whichever side they are named on ("Of the three bridges,
+        # the Kettle is the oldest" / "the Kettle is the newest of the three"): no order to read.
+        superlative = (lexicon.relation_key(w) or ("", "", ""))[1] == "s" and not same
+        flipped = (bool(anti) and not same) != (order in ("reversed", "swapped") and not superlative)
         if order is None and not (anti and not same):
             continue
         if flipped:
