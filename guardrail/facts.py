@@ -41,7 +41,7 @@ from itertools import chain, islice
 from typing import NamedTuple
 
 from .text import lexicon
-from .text.dates import DateValue, TimeValue, parse_dates, parse_times
+from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times
 from .text.names import Name, clauses, name_tokens, names, words
 from .text.quantities import Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
@@ -136,12 +136,13 @@ _ARITHMETIC_WORDING = frozenset(_fold(stem(w)) for w in lexicon.ARITHMETIC_WORDI
 
 
 @lru_cache(maxsize=8192)
-def _parse(text: str) -> _Parsed:
+def _parse(text: str, month_first: bool | None = None) -> _Parsed:
+    """``month_first``: the order of numeric dates the sentence's document declares or shows, if any."""
     return _Parsed(
         text=text,
         terms=tuple(terms_with_offsets(text)),
         quantities=tuple(parse_quantities(text)),
-        dates=tuple(parse_dates(text)),
+        dates=tuple(parse_dates(text, month_first)),
         times=tuple(parse_times(text)),
         injection=lexicon.is_injection(text),
     )
@@ -302,7 +303,13 @@ def check_facts(
         out.differences.append(Difference(slot="injection", kind="mismatch", claim_value=claim.strip(),
                                           evidence_value=None, confidence=conf["injection"]))
     # Text that addresses the checker is never evidence.
-    sents = [(i, s, _parse(s[3])) for i, s in enumerate(sentences) if s[3].strip()]
+    # A document's numeric dates are read in the order it declares or shows ("MM/DD/YYYY", "12/25/2023").
+    slashed: dict[str, list[str]] = {}
+    for s in sentences:
+        if re.search(r"\d[/.]\d|[md]{2}[/.-][md]{2}", s[3], re.I):
+            slashed.setdefault(s[0], []).append(s[3])
+    orders = {doc: numeric_date_order(" ".join(texts)) for doc, texts in slashed.items()}
+    sents = [(i, s, _parse(s[3], orders.get(s[0]))) for i, s in enumerate(sentences) if s[3].strip()]
     sents = [(i, s, p) for i, s, p in sents if not p.injection]
     if not sents:
         return out
@@ -925,8 +932,11 @@ _SOURCE_REF = re.compile(r"\b(?:passages?|sources?|documents?|docs?|references?|
 
 
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "") -> None:
+    # (a number inside a date is the date's: "11/9/1989" states no 11)
+    in_dates = [(d.start, d.end) for d in c.dates] + [(t.start, t.end) for t in c.times]
     claim_qs = [q for q in c.quantities if not (q.is_word and q.magnitude in (0, 1) and not q.dimension)
-                and not _SOURCE_REF.search(c.text[max(0, q.start - 20): q.start])]
+                and not _SOURCE_REF.search(c.text[max(0, q.start - 20): q.start])
+                and not any(a <= q.start < b for a, b in in_dates)]
     # A figure the question gives ("list 15 materials", "in 2019") is the question's, not the answer's claim.
     asked_qs = parse_quantities(asked) if asked else []
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
@@ -2008,7 +2018,11 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     if not mine:
         return
     who, what, _, _, who_text = mine[0]
-    if len(what) < 2:
+    # A statement of one word ("complained about the noise") is read only where the context says it with
+    # the same verb of saying: one shared word and any verb would tie any two parties.
+    verb = _SAY.search(claim)
+    single = _fold(stem(verb.group(0).lower())) if len(what) == 1 and verb else None
+    if len(what) < 2 and single is None:
         return
     mine_named = frozenset().union(*(n.tokens for n in names(who_text)))
     best, agree, spoke = None, 0.0, False
@@ -2022,7 +2036,8 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
                     if mine_named and e_named else bool(who & e_who))
             if same:
                 agree, spoke = max(agree, cov), True
-            elif cov >= 0.6 and (best is None or cov > best[0]):
+            elif cov >= 0.6 and (best is None or cov > best[0]) and (
+                    single is None or single in {_fold(t) for t, _ in terms_with_offsets(p.text[a:b])}):
                 best = (cov, sent, a, b, e_who_text)
     # The claim's party must speak in the context too, saying something else.
     if best is None or not spoke or best[0] <= agree:
@@ -2186,8 +2201,11 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             # The words right next to the shared one (two either side), each moved to its other side.
             near_c = lambda t, d: t in c_idx and 0 < d * (c_idx[t] - c_idx[r]) <= 2  # noqa: E731
             near_e = lambda t, d: t in e_idx and 0 < d * (e_idx[t] - e_idx[r]) <= 2  # noqa: E731
-            moved_right = [t for t in c_idx if t != r and near_c(t, -1) and near_e(t, +1)]
-            moved_left = [t for t in c_idx if t != r and near_c(t, +1) and near_e(t, -1)]
+            # (an item of a list moved with its list is no participant: "tools, manuals and spare parts are kept
+            # in the van" / "the van keeps tools, manuals and spare parts")
+            listed = lambda t: _in_list(claim, c_seq, c_idx[t]) or _in_list(e_text, e_seq, e_idx[t])  # noqa: E731
+            moved_right = [t for t in c_idx if t != r and near_c(t, -1) and near_e(t, +1) and not listed(t)]
+            moved_left = [t for t in c_idx if t != r and near_c(t, +1) and near_e(t, -1) and not listed(t)]
             if moved_right and moved_left:
                 _add_role(claim, e_text, sent, a_text, out, conf)
                 return

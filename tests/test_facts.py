@@ -1096,3 +1096,27 @@ def test_counting_words_are_arithmetic_wording():
     fc = check_facts("Passenger numbers rose by 3,000 from 2021 to 2022.",
                      sentences("The line carried 45,000 passengers in 2021 and 48,000 in 2022."))
     assert fc.arithmetic_wording_only, fc
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # an ambiguous numeric date agrees with a date of either reading ...
+    ("The treaty was signed on 11/9/1989.", "The treaty was signed on 9 November 1989.", False),
+    ("The treaty was signed on 9/11/1989.", "The treaty was signed on 9 November 1989.", False),
+    ("The treaty was signed on 10/9/1989.", "The treaty was signed on 9 November 1989.", True),
+    # ... unless its document declares or shows the order
+    ("The treaty was signed on 11 September 1989.", "Dates are MM/DD/YYYY. The treaty was signed on 11/09/1989.", True),
+    ("The treaty was signed on 9 November 1989.", "Dates are MM/DD/YYYY. The treaty was signed on 11/09/1989.", False),
+    ("The audit ended on 4 March 2023.", "The audit began on 12/28/2022 and ended on 03/04/2023.", False),
+    ("The audit ended on 3 April 2023.", "The audit began on 12/28/2022 and ended on 03/04/2023.", True),
+])
+def test_numeric_dates_in_either_order_unless_the_document_says(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert any(s in ("date", "value") for s, _ in found) is flagged, (found, fc)
+
+
+def test_irregular_verb_forms_meet_their_base():
+    from guardrail.text.terms import stem
+
+    assert stem("taught") == stem("teaches") and stem("built") == stem("building") and stem("made") == stem("makes")
+    found, fc = slots("The provided text does not say who teaches the course.", "The course is taught by Dr. Amara Osei.")
+    assert ("false_abstention", "mismatch") in found, (found, fc)

@@ -7,8 +7,11 @@ date is the same date, a changed day or year is not. Why not dateparser: it pars
 handed and is slow to import (~0.5 s) and to run (~1 ms a call); here every date of every evidence
 sentence must be *found* in running text first, in microseconds.
 
-Numeric dates such as 04/05/2024 are ambiguous: day first unless the document declares otherwise
-(``month_first=True``); a value over 12 settles it.
+Numeric dates such as 04/05/2024 are ambiguous. The text's own order settles it where it has one (a
+declared "MM/DD/YYYY", or another numeric date with a value over 12), else ``month_first``; a date still
+ambiguous is read day first and marked ``swappable``: it agrees with a date of either reading ("11/9/1989"
+is 9 November to a British reader and 11 September to an American one), and conflicts only with a date that
+neither reading gives.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["DateValue", "TimeValue", "parse_dates", "parse_times", "MONTHS", "WEEKDAYS"]
+__all__ = ["DateValue", "TimeValue", "parse_dates", "parse_times", "numeric_date_order", "MONTHS", "WEEKDAYS"]
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december"]
@@ -50,18 +53,48 @@ class DateValue:
     month: int | None = None
     day: int | None = None
     weekday: int | None = None
+    swappable: bool = False  # a numeric date whose day and month could be either way round
+
+    def _readings(self) -> list["DateValue"]:
+        if not self.swappable:
+            return [self]
+        return [self, DateValue(self.start, self.end, self.text, self.year, self.day, self.month, self.weekday)]
 
     def compatible(self, other: "DateValue") -> bool:
-        """Could both name the same day? Parts stated on both sides must agree."""
-        pairs = [(self.year, other.year), (self.month, other.month), (self.day, other.day), (self.weekday, other.weekday)]
-        return all(a is None or b is None or a == b for a, b in pairs) and any(
-            a is not None and b is not None for a, b in pairs
-        )
+        """Could both name the same day? Parts stated on both sides must agree (in some reading of each)."""
+        return any(_compatible(a, b) for a in self._readings() for b in other._readings())
 
     def conflicts(self, other: "DateValue") -> bool:
-        """Both state a part of the same kind and it differs (another year, another day of the month)."""
-        pairs = [(self.year, other.year), (self.month, other.month), (self.day, other.day), (self.weekday, other.weekday)]
-        return any(a is not None and b is not None and a != b for a, b in pairs)
+        """Both state a part of the same kind and it differs (another year, another day of the month), in
+        every reading of each."""
+        return all(_conflicts(a, b) for a in self._readings() for b in other._readings())
+
+
+def _compatible(x: DateValue, y: DateValue) -> bool:
+    pairs = [(x.year, y.year), (x.month, y.month), (x.day, y.day), (x.weekday, y.weekday)]
+    return all(a is None or b is None or a == b for a, b in pairs) and any(a is not None and b is not None for a, b in pairs)
+
+
+def _conflicts(x: DateValue, y: DateValue) -> bool:
+    pairs = [(x.year, y.year), (x.month, y.month), (x.day, y.day), (x.weekday, y.weekday)]
+    return any(a is not None and b is not None and a != b for a, b in pairs)
+
+
+_DECLARED = re.compile(r"\b(?:(?P<md>mm[/.-]dd)|(?P<dm>dd[/.-]mm))\b", re.I)
+
+
+def numeric_date_order(text: str) -> bool | None:
+    """True when the text's numeric dates are month first, False when day first, None when it does not say."""
+    m = _DECLARED.search(text)
+    if m:
+        return m.group("md") is not None
+    for n in _PATTERNS[1].finditer(text):
+        a, b = int(n.group("a")), int(n.group("b"))
+        if a > 12 >= b:
+            return False
+        if b > 12 >= a:
+            return True
+    return None
 
 
 @dataclass(frozen=True)
@@ -78,10 +111,15 @@ def _month(word: str | None) -> int | None:
     return _MONTH_OF.get(word.lower().rstrip(".")) if word else None
 
 
-def parse_dates(text: str, month_first: bool = False) -> list[DateValue]:
-    """Every date of ``text`` (longest reading wins), in order. "may" is a month only when capitalised."""
+def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
+    """Every date of ``text`` (longest reading wins), in order. "may" is a month only when capitalised.
+    ``month_first``: the order of numeric dates where ``text`` does not settle it (its document's order);
+    None when nothing does: ambiguous ones are then ``swappable``."""
     taken: list[tuple[int, int]] = []
     out: list[DateValue] = []
+    order = numeric_date_order(text) if "/" in text or "." in text else None
+    if order is None:
+        order = month_first
 
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
@@ -100,10 +138,11 @@ def parse_dates(text: str, month_first: bool = False) -> list[DateValue]:
             if g.get("a"):
                 assert y is not None  # the numeric pattern (the only one with a, b) requires its year
                 a, b = int(g["a"]), int(g["b"])
-                d, mo = (b, a) if (month_first and a <= 12) or b > 12 else (a, b)
+                d, mo = (b, a) if (order and a <= 12) or b > 12 else (a, b)
                 if a > 12:
                     d, mo = a, b
-                dv = DateValue(m.start(), m.end(), m.group(0), int(y), mo, d)
+                dv = DateValue(m.start(), m.end(), m.group(0), int(y), mo, d,
+                               swappable=order is None and a != b and a <= 12 and b <= 12)
             elif g.get("m"):
                 assert y is not None  # the ISO pattern (the only one with m, d) requires its year
                 dv = DateValue(m.start(), m.end(), m.group(0), int(y), int(g["m"]), int(g["d"]))

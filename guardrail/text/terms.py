@@ -25,9 +25,23 @@ STOPWORDS = frozenset(
 )
 
 
-#: Plurals no suffix rule reaches ("two children" is the context's "a child").
+#: Plurals and verb forms no suffix rule reaches ("two children" is the context's "a child"; "is taught by"
+#: is "teaches"). Forms that are other words too ("left", "found", "saw", "rose", "fell", "felt") are not here.
 _IRREGULAR = {"children": "child", "women": "woman", "men": "man", "people": "person", "feet": "foot",
-              "teeth": "tooth", "mice": "mouse", "geese": "goose"}
+              "teeth": "tooth", "mice": "mouse", "geese": "goose"} | {
+    form: base for base, forms in (
+        ("teach", "taught"), ("buy", "bought"), ("bring", "brought"), ("think", "thought"), ("catch", "caught"),
+        ("sell", "sold"), ("tell", "told"), ("hold", "held"), ("lead", "led"), ("write", "wrote written"),
+        ("give", "gave given"), ("take", "took taken"), ("make", "made"), ("build", "built"), ("run", "ran"),
+        ("begin", "began begun"), ("choose", "chose chosen"), ("speak", "spoke spoken"), ("drive", "drove driven"),
+        ("eat", "ate eaten"), ("grow", "grew grown"), ("know", "knew known"), ("go", "went gone"), ("come", "came"),
+        ("keep", "kept"), ("meet", "met"), ("pay", "paid"), ("send", "sent"), ("spend", "spent"), ("stand", "stood"),
+        ("understand", "understood"), ("lose", "lost"), ("hear", "heard"), ("show", "shown"), ("fly", "flew flown"),
+        ("throw", "threw thrown"), ("draw", "drew drawn"), ("break", "broke broken"), ("rise", "risen"),
+        ("hide", "hid hidden"), ("strike", "struck"), ("swim", "swam"), ("sing", "sang sung"), ("wear", "wore worn"),
+        ("freeze", "froze frozen"), ("steal", "stole stolen"), ("forget", "forgot forgotten"), ("seek", "sought"),
+        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"))
+    for form in forms.split()}
 
 
 @lru_cache(maxsize=1 << 16)  # pure, and hot: every check stems the same evidence words many times
@@ -39,7 +53,8 @@ def stem(word: str) -> str:
     coverage features.
     """
     if word in _IRREGULAR:
-        return _IRREGULAR[word]
+        base = _IRREGULAR[word]
+        return base if len(base) < 4 else stem(base)
     if len(word) < 4 or word[0].isdigit():
         return word
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("ly", ""), ("s", "")):
