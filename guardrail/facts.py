@@ -391,6 +391,7 @@ def check_facts(
     _share_quantifier(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf)
     _widened(c, sents, support, out, conf)
+    _period_dropped(c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
@@ -2788,6 +2789,41 @@ def _widened(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
                                                       evidence_value=p.text[a:end + len(cond)].strip(),
                                                       evidence_span=_span(sents[k][1], a, end + len(cond)), confidence=conf["condition"]))
                     return
+
+
+#: A recurring period a schedule, price or rule holds in: "during exam weeks", "on weekdays", "in winter".
+_PERIOD_QUALIFIER = re.compile(
+    r"\b(?:during|in|on|at|over|throughout|outside)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:weeks|weekends?|weekdays|holidays|"
+    r"summer|winter|spring|autumn|season|term(?:\s+time)?|semesters?|exams?|peak\s+(?:hours|times|season)|off-peak(?:\s+hours)?|"
+    r"business\s+days|school\s+days|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b(?!\s+(?:of\s+)?(?:1[5-9]|20)\d\d)", re.I)
+
+
+_PERIOD_WORD = re.compile(r"\b(?:weeks|weekends?|weekdays|holidays|summer|winter|spring|autumn|season|term|semesters?|exams?|"
+                          r"peak|off-peak|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", re.I)
+
+
+def _period_dropped(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
+    """A schedule, price or rule the context gives for a recurring period only ("open until 10 pm during exam
+    weeks"), restated as if it always held ("open until 10 pm"). Only for a claim that restates a value of
+    that sentence and says no period of its own; a dated past event ("in the summer of 2019") is not a period."""
+    if any(d.kind == "mismatch" for d in out.differences) or _PERIOD_WORD.search(c.text) \
+            or re.search(r"\b(?:was|were|had)\b", c.text, re.I):
+        return
+    if not (c.times or c.quantities or c.dates):
+        return
+    k = support[0]
+    p = sents[k][2]
+    said = any(t.minutes == e.minutes for t in c.times for e in p.times) or any(
+        _equivalent(q, e) for q in c.quantities for e in p.quantities)
+    if not said:
+        return
+    for m in _PERIOD_QUALIFIER.finditer(p.text):
+        words_ = set(_parse(m.group(0)).term_set)
+        main = set(p.term_set) - words_
+        if words_ and not words_ & c.term_set and _coverage(main, c.term_set) >= 0.6:
+            out.differences.append(Difference(slot="condition", claim_value=c.text.strip(), evidence_value=m.group(0),
+                                              evidence_span=_span(sents[k][1], m.start(), m.end()), confidence=conf["condition"]))
+            return
 
 
 def _excepted_terms(text: str, m: re.Match[str]) -> set[str]:

@@ -1120,3 +1120,15 @@ def test_irregular_verb_forms_meet_their_base():
     assert stem("taught") == stem("teaches") and stem("built") == stem("building") and stem("made") == stem("makes")
     found, fc = slots("The provided text does not say who teaches the course.", "The course is taught by Dr. Amara Osei.")
     assert ("false_abstention", "mismatch") in found, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("The museum closes at 9 pm.", "The museum closes at 9 pm on Fridays and at 6 pm on other days.", True),
+    ("The museum closes at 9 pm on Fridays.", "The museum closes at 9 pm on Fridays and at 6 pm on other days.", False),
+    ("Parking costs $2 an hour.", "Parking costs $2 an hour during peak season.", True),
+    ("In peak season, parking is $2 an hour.", "Parking costs $2 an hour during peak season.", False),
+    ("The club won 14 matches.", "During the summer of 2019 the club won 14 matches.", False),
+])
+def test_a_value_for_a_recurring_period_given_as_always(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("condition", "mismatch") in found) is flagged, (found, fc)
