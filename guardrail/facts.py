@@ -392,6 +392,7 @@ def check_facts(
     _conditions(claim, c_terms, sents, support, out, conf)
     _widened(c, sents, support, out, conf)
     _period_dropped(c, sents, support, out, conf)
+    _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
@@ -774,7 +775,12 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
             continue
         theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
-        if theirs and own and theirs <= mine and not own <= mine:
+        if not theirs or not own:
+            continue
+        # All of the other figure's own words and not all of this one's; or most of the other's and none of
+        # this one's ("opened in 1885 with 300 paintings; today it holds 4,200" for "opened with 4,200 paintings").
+        if (theirs <= mine and not own <= mine) or (len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2
+                                                   and not own & mine):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
     return None
 
@@ -911,7 +917,8 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         around = text[max(0, other.start - 80):other.start]
         if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text:
             return other
-        if re.search(r"\b(?:now|currently|since|from|as\s+of|new|effective|starting|is|are|has\s+been|will\s+be)\b",
+        if re.search(r"\b(?:now|currently|since|from|as\s+of|new|effective|starting|is|are|has\s+been|will\s+be|"
+                     r"eventually|finally|ultimately|in\s+the\s+end|final)\b",
                      around, re.I) and (text != sent_text or other.start > e.start):
             return other
         # "the price rose to $11.99", "the updated guideline lowers the starting age to 45"
@@ -1258,6 +1265,13 @@ _TOOK_OVER = re.compile(r"\s*(?:,[^,]{0,60},\s*|,\s*who\s+(?:has\s+)?)?(?:took\s
 _BY_NEW = re.compile(r"\b(?:replaced|succeeded|followed|now\s+(?:run|led|headed|managed|chaired|owned|coached|directed))\s+by\s*$|\bhanded\s+over\s+to\s*$|\b(?:new|current|incoming|interim)\s+(?:[\w-]+\s+){0,3}$", re.I)
 
 
+#: "previously located on King Street": the name after it is an old one.
+_OLD_BEFORE = re.compile(r"\b(?:previously|formerly|originally|initially|used\s+to\s+be)\b[^.;,]*$", re.I)
+#: "... it moved to Harbour Road", "now based in Leeds": the name after it is the new one.
+_MOVED_TO = re.compile(r"\b(?:moved|relocated|changed|switched|transferred|renamed|rebranded)\s+(?:\w+\s+){0,3}?(?:to|as|into)\s+"
+                       r"(?:the\s+)?$|\bnow\s+(?:\w+\s+){0,3}$", re.I)
+
+
 def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
     """A name the context says held a role until someone else took it, given as the holder now: "Dana Cole
     was the project lead until March, when Victor Huang took over" does not say Dana Cole is the lead."""
@@ -1268,7 +1282,8 @@ def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known
         s_names = names(text, known)
         for n in c_names:
             old = next((o for o in s_names if _same_name(n, o) and (_LEFT_ROLE.match(text, o.end)
-                                                                   or _FORMER.search(text[:o.start]))), None)
+                                                                   or _FORMER.search(text[:o.start])
+                                                                   or _OLD_BEFORE.search(text, max(0, o.start - 60), o.start))), None)
             if old is None:
                 continue
             # The role the claim gives: words of the claim (not its names) in the sentence that says it ended.
@@ -1280,7 +1295,7 @@ def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known
                 for m in names(q_text, known):
                     if (j == k and m.start < old.end) or any(_same_name(m, x) for x in c_names) or _same_name(m, old):
                         continue
-                    if _TOOK_OVER.match(q_text, m.end) or _BY_NEW.search(q_text[:m.start]):
+                    if _TOOK_OVER.match(q_text, m.end) or _BY_NEW.search(q_text[:m.start]) or _MOVED_TO.search(q_text[:m.start]):
                         out.differences.append(Difference(
                             slot="superseded", claim_value=n.text,
                             evidence_value=f"{m.text} (current; {old.text} no longer)",
@@ -1955,10 +1970,13 @@ _SAY = re.compile(
     r"insisted|insists|suggested|suggests|predicted|predicts|welcomed|condemned|testified|testifies|complained|"
     r"complains|reported|reports|promised|promises|announced|announces|admitted|admits|acknowledged|"
     r"acknowledges|confirmed|confirms|noted|notes|explained|explains|contended|contends|alleged|alleges|"
-    r"disputed|disputes|found|finds|concluded|concludes|"
+    r"disputed|disputes|found|finds|concluded|concludes|countered|counters|replied|replies|responded|responds|"
+    r"retorted|objected|objects|expects|expected|forecast|forecasts|estimated|estimates|feared|fears|doubted|doubts|"
+    r"thinks|thought|"
     # plural parties ("the police say", "critics argue"); not the forms that are nouns too ("report", "state", "call")
     r"say|argue|believe|warn|tell|write|describe|critici[sz]e|praise|blame|maintain|propose|recommend|deny|insist|"
-    r"suggest|predict|condemn|testify|complain|announce|admit|acknowledge|confirm|explain|contend|allege|conclude)\b", re.I)
+    r"suggest|predict|condemn|testify|complain|announce|admit|acknowledge|confirm|explain|contend|allege|conclude|"
+    r"expect|fear|doubt|think|counter|reply|respond|object)\b", re.I)
 _QUOTE_AFTER_PARTY = re.compile(r"(?:^|(?<=[,;.\n]))\s*([^,;:.\"'\u201c\u2018\n]{2,60}):\s*[\"'\u201c\u2018]([^\"\u201d\n]{3,})")
 _ACCORDING = re.compile(r"\baccording\s+to\s+([^,;:]{2,60}),\s*", re.I)
 #: Words before a verb of saying that are no party ("It was later reported", "as the study found").
@@ -2025,11 +2043,20 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     single = _fold(stem(verb.group(0).lower())) if len(what) == 1 and verb else None
     if len(what) < 2 and single is None:
         return
+
+    def said_same(clause: str) -> bool:
+        # The same verb of saying: a statement half of whose words a pronoun took ("insisted it would ease
+        # congestion" for "insisted the new road would ease congestion") is still the one the claim gives.
+        v = _SAY.search(clause)
+        return bool(verb and v and _fold(stem(v.group(0).lower())) == _fold(stem(verb.group(0).lower())))
     mine_named = frozenset().union(*(n.tokens for n in names(who_text)))
     best, agree, spoke = None, 0.0, False
     for _, sent, p in sents:
         for e_who, e_what, a, b, e_who_text in _sayings(p.text):
-            cov = _coverage(set(what), e_what)
+            raw = _coverage(set(what), e_what)
+            # (the same verb of saying breaks a tie: "insisted it would ease congestion" against "told the council
+            # the new road would split the village", for "insisted the new road would ease congestion")
+            cov = raw + (0.1 if said_same(p.text[a:b]) else 0.0)
             e_named = frozenset().union(*(n.tokens for n in names(e_who_text)))
             # Parties with names are the same when their names are ("Reviewer Lee" is not "Reviewer Diaz").
             # (each with a word the other lacks: two people who share a role word or a surname).
@@ -2037,7 +2064,7 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
                     if mine_named and e_named else bool(who & e_who))
             if same:
                 agree, spoke = max(agree, cov), True
-            elif cov >= 0.6 and (best is None or cov > best[0]) and (
+            elif (best is None or cov > best[0]) and (raw >= 0.6 or (raw >= 0.4 and said_same(p.text[a:b]))) and (
                     single is None or single in {_fold(t) for t, _ in terms_with_offsets(p.text[a:b])}):
                 best = (cov, sent, a, b, e_who_text)
     # The claim's party must speak in the context too, saying something else.
@@ -2171,6 +2198,18 @@ _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+\s+){0,2}?(?
 _FROM_TO = re.compile(r"\bfrom\s+((?:\w+\s+){0,2}?\w+)\s+(?:to|into)\s+(\w+(?:\s+\w+){0,2})", re.I)
 
 
+_CONVERSE = {"before": "after", "after": "before", "earlier": "later", "later": "earlier", "preceded": "followed",
+             "followed": "preceded", "precedes": "follows", "follows": "precedes"}
+
+
+def _converse(claim: str, e_text: str) -> bool:
+    """The two sides say one order from its two ends ("closes two weeks before the conference starts" /
+    "the conference starts two weeks after registration closes"): a swap of the things ordered is no role swap."""
+    c_words = {w.lower() for w in re.findall(r"\b(?:before|after|earlier|later|preceded|followed|precedes|follows)\b", claim, re.I)}
+    e_words = {w.lower() for w in re.findall(r"\b(?:before|after|earlier|later|preceded|followed|precedes|follows)\b", e_text, re.I)}
+    return bool(c_words) and bool(e_words) and all(_CONVERSE[w] in e_words and w not in e_words for w in c_words)
+
+
 def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     """Who does what to whom, beyond names: in a near-copy of the evidence sentence (the same words, each
     side holding 3/4 of the other's), two words on the two sides of a word both use, swapped ("plants absorb
@@ -2178,6 +2217,8 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     Okoye" / "Mr. Okoye owes his landlord"), or the two ends of a "from ... to ..." swapped. A passive on one
     side only turns the order around by itself ("approved by the committee"), so it is left alone."""
     for e_text in [a_text[x:y] for x, y in clauses(a_text)] + ([a_text] if len(clauses(a_text)) > 1 else []):
+        if _converse(claim, e_text):
+            continue
         c_seq = [(_fold(t), p) for t, p in terms_with_offsets(claim) if not t[0].isdigit()]
         e_seq = [(_fold(t), p) for t, p in terms_with_offsets(e_text) if not t[0].isdigit()]
         c_set, e_set = {t for t, _ in c_seq}, {t for t, _ in e_seq}
@@ -2791,6 +2832,41 @@ def _widened(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
                     return
 
 
+#: Where a sentence joins two parallel statements: "A plays the violin and B plays the cello"; "...; ...".
+_PARALLEL_JOIN = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas)\s+", re.I)
+
+
+def _parallel_crossed(claim: str, c: _Parsed, sents, support, out: FactCheck, conf) -> None:
+    """Two parallel statements of one sentence, mixed: "Ana plays the violin and Ben plays the cello" for "Ben
+    plays the violin"; "the north wing houses the sculptures; the south wing the textiles" for "the south
+    wing houses the sculptures". The two parts share a word the claim has too (the parallel verb); the claim
+    takes words that only one part has *and* words that only the other has, and leaves out some of each (a
+    claim that restates both, or all of one with its subject, is not mixed)."""
+    if any(d.kind == "mismatch" for d in out.differences) or _PARALLEL_JOIN.search(claim.strip().rstrip(".")):
+        return
+    mine = set(c.term_set)
+    for k in support[:2]:
+        text = sents[k][2].text
+        # A leading label ("Parental leave: ...") and a trailing ", both at full pay" belong to every part.
+        lead = re.match(r"[^:;,.]{1,40}:\s", text)
+        tail = re.search(r",\s*(?:both|each|all|either)\b[^;]*$", text)
+        lo, hi = (lead.end() if lead else 0), (tail.start() if tail else len(text))
+        common = set(_parse(text[:lo] + " " + text[hi:]).term_set)
+        cuts = [lo] + [x for m in _PARALLEL_JOIN.finditer(text, lo, hi) for x in (m.start(), m.end())] + [hi]
+        parts = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]
+        for (a0, a1), (b0, b1) in zip(parts, parts[1:]):
+            ta, tb = set(_parse(text[a0:a1]).term_set) | common, set(_parse(text[b0:b1]).term_set) | common
+            if not ta & tb & mine:
+                continue
+            da, db = ta - tb, tb - ta
+            if da & mine and db & mine and da - mine and db - mine:
+                out.differences.append(Difference(
+                    slot="moved", claim_value=claim.strip(),
+                    evidence_value=f"'{text[a0:a1].strip()}' / '{text[b0:b1].strip()}'",
+                    evidence_span=_span(sents[k][1], a0, b1), confidence=conf["moved"]))
+                return
+
+
 #: A recurring period a schedule, price or rule holds in: "during exam weeks", "on weekdays", "in winter".
 _PERIOD_QUALIFIER = re.compile(
     r"\b(?:during|in|on|at|over|throughout|outside)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:weeks|weekends?|weekdays|holidays|"
@@ -3026,8 +3102,11 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
     a value of the asked kind (a number for "how much", a date for "when", a name for "who")."""
     topic = lexicon.abstention_topic(claim)
     wants = _asked_kind(claim)
-    # Words that ask for the value ("location", "details") are not what the evidence must share.
-    t_terms = set(_parse(topic).term_set) - _ASKING
+    yes_no = re.search(r"\b(?:whether|if)\b", claim, re.I) is not None
+    topic = re.sub(r"^\s*(?:whether|if)\s+", "", topic, flags=re.I)
+    # Words that ask for the value ("location", "details") are not what the evidence must share; nor, in a
+    # yes/no topic, the verb that asks it ("whether the device works with iOS": "not with iOS" answers it).
+    t_terms = set(_parse(topic).term_set) - _ASKING - (_YES_NO_VERBS if yes_no else frozenset())
     # A word that names the kind of figure asked for ("weight limit", "how long") is what the evidence states a
     # figure of, not a word it must share: "weighing at most 7 kg" states the weight limit.
     dims = {_DIMENSION_WORDS[t] for t in t_terms if t in _DIMENSION_WORDS}
@@ -3049,7 +3128,8 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         has = {"number": bool(figures), "date": bool(p.dates or p.times), "name": bool(names(p.text)),
                "code": bool(_CODE_VALUE.search(p.text))}
         has["place"] = has["name"]
-        ok = has[wants] if wants else (cov >= 0.99 and any(has.values()))
+        # A yes/no topic is answered by a sentence about all of it, whatever values it states.
+        ok = has[wants] if wants else (cov >= 0.99 and (yes_no or any(has.values())))
         if ok and (best is None or cov > best[0]):
             best = (cov, k)
     if best is not None:
@@ -3067,6 +3147,9 @@ _ASKING = frozenset(_fold(stem(w)) for w in "location located place address info
                     "exactly mention value figure limit maximum minimum restriction requirement take takes took need needs "
                     "get gets available availability offer offers offered provide provides provided exist exists "
                     "possible accessible".split())
+_YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "work works run runs support supports allow allows allowed include "
+                          "includes accept accepts use uses cover covers apply applies come comes require requires "
+                          "need needs compatible".split())
 #: Words that name the kind of figure an abstention says is missing, and the quantity kind that states it.
 _DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
     "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget",

@@ -1132,3 +1132,58 @@ def test_irregular_verb_forms_meet_their_base():
 def test_a_value_for_a_recurring_period_given_as_always(claim, context, flagged):
     found, fc = slots(claim, context)
     assert (("condition", "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    # two parallel statements of one sentence, mixed
+    ("Ben plays the violin.", "Ana plays the violin and Ben plays the cello.", "moved", True),
+    ("Ben plays the cello.", "Ana plays the violin and Ben plays the cello.", "moved", False),
+    ("The east gate opens the car park.", "The west gate opens the car park; the east gate opens the garden.", "moved", True),
+    # a trailing qualifier of both parts is no part's own
+    ("Partners get 10 weeks at full pay.", "Parental leave: birthing parents get 20 weeks and partners get 10 weeks, both at full pay.",
+     "moved", False),
+    ("Partners get 20 weeks at full pay.", "Parental leave: birthing parents get 20 weeks and partners get 10 weeks, both at full pay.",
+     "moved", True),
+    # most of another figure's words and none of this one's
+    ("The museum opened with 4,200 paintings.", "The museum opened in 1885 with 300 paintings; today it holds 4,200.", "moved", True),
+    ("The museum holds 4,200 paintings today.", "The museum opened in 1885 with 300 paintings; today it holds 4,200.", "moved", False),
+    # a statement whose subject a pronoun took, given to the other party with the same verb of saying
+    ("Residents insisted the new road would ease congestion.",
+     "Residents told the council the new road would split the village. The council's planners insisted it would ease congestion.",
+     "attribution", True),
+    ("The defence argued that the defendant had planned the theft.",
+     "The prosecutor argued that the defendant had planned the theft. The defence countered that he acted on impulse.",
+     "attribution", True),
+    # a place or value the context replaced
+    ("The office is located on King Street.", "The office was previously located on King Street; it moved to Harbour Road in 2023.",
+     "superseded", True),
+    ("The office is located on Harbour Road.", "The office was previously located on King Street; it moved to Harbour Road in 2023.",
+     "superseded", False),
+    ("The tower has 12 floors.", "Originally planned with 12 floors, the tower was eventually built with 18.", "superseded", True),
+    # one order told from its two ends is no role swap
+    ("The conference starts two weeks after registration closes.", "Registration closes two weeks before the conference starts.",
+     "role", False),
+])
+def test_parallel_parts_parties_and_replaced_values(claim, context, slot, flagged):
+    found, fc = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("There is no information about whether members can bring guests.", "Members can bring up to two guests per visit.", True),
+    ("The context doesn't say whether the phone works with 5G networks.", "The phone supports 4G but not 5G networks.", True),
+    ("There is no information about whether members can bring pets.", "Members can bring up to two guests per visit.", False),
+])
+def test_yes_no_abstentions_read_without_their_verb(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert (("false_abstention", "mismatch") in found) is flagged, (found, fc)
+
+
+def test_text_layer_rates_halves_and_units():
+    from guardrail.text.quantities import parse_quantities
+
+    # "at", "are", "and" after a figure are no "per a ..." rate
+    assert [q.rate for q in parse_quantities("Partners get 20 weeks at full pay.")] == [None]
+    assert [q.rate for q in parse_quantities("It costs $15 a month.")] == ["month"]
+    half = parse_quantities("The recipe needs half a kilo of flour.")
+    assert [(q.dimension, q.value) for q in half] == [("mass", 500.0)]

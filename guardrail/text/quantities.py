@@ -281,7 +281,7 @@ _POINTS = re.compile(r"\s*(?:percentage\s+)?points?\b", re.I)
 #: "out of" right before a number: a denominator; right after one, the noun after the denominator is what it counts.
 _OUT_OF = re.compile(r"\bout\s+of\s+$", re.I)
 _SCALE_NOUN = re.compile(r"\s*out\s+of\s+(?:\d+(?:\.\d+)?|five|ten|a\s+hundred)\s+([A-Za-z][A-Za-z'-]*)", re.I)
-_PER = re.compile(r"\s*(?:per|/|a|an|each)\s*([A-Za-z]+)")
+_PER = re.compile(r"\s*(?:(?:per|a|an|each)\s+|/\s*)([A-Za-z]+)")
 
 
 _TIME_ORDER = ("second", "minute", "hour", "day", "week", "month", "year")
@@ -297,8 +297,9 @@ def _longer(period: str, unit: str) -> bool:
 
 
 #: "an hour and a half", "a year and a half", "half an hour": the number after (or around) its unit.
-_HALF_UNIT = re.compile(r"\b(?:(?:an?|one)\s+(?P<u1>second|minute|hour|day|week|month|year)\s+and\s+a\s+half|"
-                        r"half\s+an?\s+(?P<u2>second|minute|hour|day|week|month|year))\b", re.I)
+#: "half an hour", "a mile and a half", "half a kilo": any one-word unit of the table.
+_HALF_WORDS = "|".join(sorted((u for u in _UNIT_TABLE if re.fullmatch(r"[a-z]{3,}", u)), key=len, reverse=True))
+_HALF_UNIT = re.compile(rf"\b(?:(?:an?|one)\s+(?P<u1>{_HALF_WORDS})\s+and\s+a\s+half|half\s+an?\s+(?P<u2>{_HALF_WORDS}))\b", re.I)
 
 
 def _half_units(text: str) -> list[Quantity]:
@@ -306,9 +307,9 @@ def _half_units(text: str) -> list[Quantity]:
     for m in _HALF_UNIT.finditer(text):
         unit = (m.group("u1") or m.group("u2")).lower()
         mag = 1.5 if m.group("u1") else 0.5
-        _, factor = _UNIT_TABLE[unit]
+        dim, factor = _UNIT_TABLE[unit]
         out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=mag, value=mag * factor,
-                            dimension="time", unit=unit, bound=None, approx=False, digits=2, is_word=True))
+                            dimension=dim, unit=unit, bound=None, approx=False, digits=2, is_word=True))
     return out
 
 
@@ -321,7 +322,7 @@ def parse_quantities(text: str) -> list[Quantity]:
 
 
 #: What may stand between a counted figure and a bare one that counts the same thing: a coordination.
-_ALIKE_GAP = re.compile(r"[^.;!?\d]{0,50}?(?:,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.;!?\d]{0,40}", re.I)
+_ALIKE_GAP = re.compile(r"[^.!?\d]{0,50}?(?:[,;]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.!?\d]{0,40}", re.I)
 
 
 def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
