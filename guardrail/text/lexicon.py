@@ -61,7 +61,8 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:optional|not\s+(?:required|mandatory|obligatory|compulsory)|need\s+not|needn['\u2019]t|"
         r"do(?:es)?\s+not\s+(?:have|need)\s+to|(?:are|is)\s+not\s+obliged|voluntary|"
         r"at\s+(?:their|your|his|her|its)\s+(?:own\s+)?(?:discretion|option)|"
-        r"if\s+(?:they|you|he|she|we|one)\s+(?:so\s+)?(?:wish|want|like|choose|prefer)(?:\s+to)?|"
+        # "... if they wish" closing a clause; not "If you want to introduce your baby to swimming, ..." (a case)
+        r"if\s+(?:they|you|he|she|we|one)\s+(?:so\s+)?(?:wish|want|like|choose|prefer)(?:\s+to)?(?=\s*(?:[.,;)]|$))|"
         r"(?:can|may)\s+choose\s+(?:whether\s+)?to|(?:is|are)\s+up\s+to\s+(?:them|you|the\s+\w+))\b", re.I)),
     ("discouraged", re.compile(r"\b(?:should\s+not|shouldn['\u2019]t|not\s+recommended|(?:is|are)\s+discouraged|"
                                r"advised\s+against|avoid)\b", re.I)),

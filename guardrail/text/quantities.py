@@ -244,6 +244,7 @@ class Quantity:
     is_word: bool  # written as words ("twelve")
     labelled: bool = False  # the count noun comes before it, as a label ("room 530", "order 8812")
     rate: str | None = None  # "per kg", "per day": the value is a rate
+    inherited: bool = False  # the kind is the counted or measured figure's before it ("80 people and 30 left")
 
     @property
     def kind(self) -> str:
@@ -336,7 +337,7 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
-            qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor)
+            qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True)
     return qs
 
 
