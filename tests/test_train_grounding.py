@@ -68,6 +68,16 @@ def test_best_threshold_maximises_response_f1() -> None:
     assert f1 == pytest.approx(1.0) and 0.3 < t <= 0.6
 
 
+def test_best_threshold_at_a_minimum_precision_takes_the_most_recall() -> None:
+    scores = {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.5, "e": 0.4, "f": 0.2}
+    gold = {"a": True, "b": False, "c": True, "d": True, "e": False, "f": True}
+    # F1 alone takes everything (0.2: 4 of 6 flagged right, all recalled); at precision >= 0.75 the lowest
+    # cut that keeps it is 0.5 (3 of 4 right), and nothing lower does.
+    assert best_threshold(scores, gold)[0] == pytest.approx(0.2)
+    t, _ = best_threshold(scores, gold, min_precision=0.75)
+    assert t == pytest.approx(0.5)
+
+
 def test_fusion_head_is_fitted_on_dev_half_a_only(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """Half B is the evaluation part: no claim of it may reach the fusion head's fit."""
     import argparse

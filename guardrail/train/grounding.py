@@ -489,17 +489,25 @@ def response_scores(recs: list[dict], scores: np.ndarray, kinds: list[str] | Non
     return out
 
 
-def best_threshold(resp_scores: dict[str, float], gold: dict[str, bool]) -> tuple[float, float]:
-    """Threshold on the response score (max claim score) that maximises response-level F1."""
+def best_threshold(resp_scores: dict[str, float], gold: dict[str, bool], min_precision: float | None = None
+                   ) -> tuple[float, float]:
+    """Threshold on the response score (max claim score) that maximises response-level F1; or, with
+    ``min_precision``, the one with the most recall among those at that precision or above (a new model
+    that must not raise the share of false alarms users see). Returns (threshold, F1 there)."""
     rids = sorted(resp_scores)
     s = np.array([resp_scores[r] for r in rids])
     y = np.array([gold[r] for r in rids])
     best = (0.5, -1.0)
+    best_recall = -1.0
     for t in np.unique(np.round(s, 4)):
         pred = s >= t
         tp = (pred & y).sum()
         f1 = 2 * tp / max(1, pred.sum() + y.sum())
-        if f1 > best[1]:
+        if min_precision is not None:
+            precision, recall = tp / max(1, pred.sum()), tp / max(1, y.sum())
+            if precision >= min_precision and recall > best_recall:
+                best, best_recall = (float(t), float(f1)), recall
+        elif f1 > best[1]:
             best = (float(t), float(f1))
     return best
 
@@ -670,15 +678,21 @@ def calibrate(args: argparse.Namespace) -> Path:
     for r in load_split(args.dev_fraction, args.split_seed)[1]:
         gold[str(_get(r, "id"))] = bool(gold_spans(r))
     recs_a = [pairs[i] for i in idx_a]
-    t, f1 = best_threshold(response_scores(recs_a, cal), {r: gold[r] for r in half_a})
+    t, f1 = best_threshold(response_scores(recs_a, cal), {r: gold[r] for r in half_a}, args.min_precision)
     # One threshold for both kinds: the dev data does not support tuning them apart reliably
     # (contradicted claims are rare outside Data2txt); both are exposed so a deployment can.
     config["thresholds"] = {"unsupported": t, "contradicted": t}
     config["recommended_threshold"] = t
-    config["threshold_fit"] = {"objective": "response-level F1 on dev half A", "f1": f1}
+    config["threshold_fit"] = {"objective": "response-level F1 on dev half A", "f1": f1} if args.min_precision is None else {
+        "objective": f"most response-level recall on dev half A at precision >= {args.min_precision}", "f1": f1}
+    scores_a, gold_a = response_scores(recs_a, cal), {r: gold[r] for r in half_a}
+    flagged = {r for r, v in scores_a.items() if v >= t}
+    tp = sum(1 for r in flagged if gold_a[r])
+    precision, recall = tp / max(1, len(flagged)), tp / max(1, sum(gold_a[r] for r in scores_a))
+    config["threshold_fit"].update({"precision": round(precision, 4), "recall": round(recall, 4)})
     (stage / "config.json").write_text(json.dumps(config, indent=2))
-    log.info("calibration a=%.3f b=%.3f threshold %.3f (half-A response F1 %.3f, claim AUC %.3f); model folder %s",
-             a, b, t, f1, _auc(y, cal), stage)
+    log.info("calibration a=%.3f b=%.3f threshold %.3f (half-A response F1 %.3f, P %.3f, R %.3f, claim AUC %.3f); model folder %s",
+             a, b, t, f1, precision, recall, _auc(y, cal), stage)
     if args.install:
         out = Path(args.out)
         if out.exists():
@@ -795,6 +809,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--fusion-features", default="stacked",
                     help="Calibrate: the fusion head's inputs: stacked | full | a comma-separated list.")
     ap.add_argument("--fusion-l2", type=float, default=1.0, help="Calibrate: L2 penalty of the fusion head.")
+    ap.add_argument("--min-precision", type=float, default=None,
+                    help="Calibrate: pick the threshold with the most half-A response recall at this precision or above "
+                         "(default: the best half-A F1). A replacement model keeps its predecessor's precision this way.")
     ap.add_argument("--name", default=MODEL_NAME, help="Calibrate: the model's name in config.json (and reports).")
     ap.add_argument("--training-data", default=None, help="Calibrate: what the model was trained on (model card record).")
     ap.add_argument("--rebuild", action="store_true")
