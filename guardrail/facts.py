@@ -392,6 +392,7 @@ def check_facts(
     _conditions(claim, c_terms, sents, support, out, conf)
     _widened(c, sents, support, out, conf)
     _period_dropped(c, sents, support, out, conf)
+    _limit_dropped(c, sents, support, out, conf)
     _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
@@ -776,14 +777,29 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
             continue
         theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
-        if not theirs or not own:
-            continue
-        # All of the other figure's own words and not all of this one's; or most of the other's and none of
-        # this one's ("opened in 1885 with 300 paintings; today it holds 4,200" for "opened with 4,200 paintings").
-        if (theirs <= mine and not own <= mine) or (len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2
-                                                   and not own & mine):
+        if _told_of_other(mine, own, theirs):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
     return None
+
+
+def _told_of_other(mine: frozenset[str], own: frozenset[str], theirs: frozenset[str]) -> bool:
+    """The claim gives a value with another value's own words: all of them and not all of the value's own; or
+    most of them and none of its own ("opened in 1885 with 300 paintings; today it holds 4,200" for "opened with
+    4,200 paintings"). Values with no words of their own ("rose from 40,000 to 52,000") are never told apart."""
+    if not theirs or not own:
+        return False
+    return (theirs <= mine and not own <= mine) or (
+        len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2 and not own & mine)
+
+
+def _time_words(p: _Parsed, t: TimeValue) -> frozenset[str]:
+    """The content words a clock time is stated with: up to the next time or a clause break either side."""
+    before = p.text[max((o.end for o in p.times if o.end <= t.start), default=0):t.start]
+    after_end = min((o.start for o in p.times if o.start >= t.end), default=len(p.text))
+    after = p.text[t.end:after_end]
+    before = before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
+    after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
+    return frozenset(_fold(x) for x in content_terms(before + " " + after) if not x[0].isdigit())
 
 
 def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int, int], sents) -> tuple[Quantity, Quantity] | None:
@@ -1238,6 +1254,18 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
                 evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["superseded"]))
             continue
         if hit is not None:
+            k, e = hit
+            p = sents[k][2]
+            mine = _time_words(c, t)
+            other = next((o for o in p.times if o.minutes != e.minutes and all(o.minutes != x.minutes for x in c.times)
+                          and _told_of_other(mine, _time_words(p, e) - _time_words(p, o), _time_words(p, o) - _time_words(p, e))),
+                         None)
+            if other is not None:
+                # "Doors open at 6:30 pm and the show starts at 7:30 pm" does not say the show starts at 6:30.
+                out.dates_unmatched.append(t.text)
+                out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=other.text,
+                                                  evidence_span=_span(sents[k][1], other.start, other.end), confidence=conf["time"]))
+                continue
             out.dates_matched += 1
             if not any(t.text in sents[k][2].text for k in near):
                 out.reworded.append(t.text)
@@ -2540,7 +2568,8 @@ def _negates_shared(text: str, shared: set[str]) -> bool:
     # unreasonable" says it is reasonable).
     low = re.sub(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|not\s+only|no\s+later\s+than|no\s+more\s+than|"
                  r"no\s+less\s+than|not\s+un\w+|not\s+in(?:frequent|expensive|significant|considerable)\w*)\b", " ", low)
-    for m in re.finditer(r"\b(?:not|no|never|none|cannot|without|neither|nor)\b|n['\u2019]t\b", low):
+    for m in re.finditer(r"\b(?:not|no|never|none|cannot|without|neither|nor|excluded|excludes|exclude|lacks|lacked|lack)\b"
+                         r"|n['\u2019]t\b", low):
         # A condition ends at punctuation or at its "then": "if it is a monotone then your phone is not tapped".
         if re.search(r"\b(?:if|unless|whether|when|in case)\b(?:(?!\bthen\b)[^,.;])*$", low[: m.start()]):
             continue
@@ -2913,6 +2942,30 @@ _PERIOD_WORD = re.compile(r"\b(?:weeks|weekends?|weekdays|holidays|summer|winter
                           r"peak|off-peak|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", re.I)
 
 
+def _limit_dropped(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
+    """A grant limited by a figure on its noun ("the fare is waived for children under 5", "free delivery on
+    orders over $40"), restated for the noun without the figure ("the fare is waived for children"). Only for
+    grants (free, waived, allowed, eligible, ...) and a claim that says the rest of the sentence."""
+    if any(d.kind == "mismatch" for d in out.differences) or c.quantities:
+        return
+    k = support[0]
+    p = sents[k][2]
+    if not _ENTITLEMENT.search(p.text) or _coverage(set(c.term_set), p.term_set) < 0.8:
+        return
+    low = p.text.lower()
+    for t, pos in p.terms:
+        if _fold(t) not in c.term_set or t[0].isdigit():
+            continue
+        end = pos + len(re.match(r"[a-z\-']*", low[pos:]).group(0))  # type: ignore[union-attr]  # * always matches
+        q = next((q for q in p.quantities if q.bound and end < q.start + 1 <= end + 24
+                  and re.fullmatch(r"\s*(?:of\s+|aged\s+|(?:that|which|who)\s+(?:are|is)\s+|[a-z]+(?:ed|en|ing)\s+)?",
+                                   p.text[end:q.start])), None)
+        if q is not None:
+            out.differences.append(Difference(slot="condition", claim_value=c.text.strip(), evidence_value=p.text[pos:q.end],
+                                              evidence_span=_span(sents[k][1], pos, q.end), confidence=conf["condition"]))
+            return
+
+
 def _period_dropped(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
     """A schedule, price or rule the context gives for a recurring period only ("open until 10 pm during exam
     weeks"), restated as if it always held ("open until 10 pm"). Only for a claim that restates a value of
@@ -3189,7 +3242,7 @@ _YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "work works run runs support s
 _DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
     "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget",
     "length": "length height tall distance far wide width deep depth", "time": "duration",
-    "percent": "percentage rate share",
+    "percent": "percentage rate share", "temperature": "temperature warm hot cold heated",
 }.items() for w in ws.split()}
 #: A value that is neither a number, a date nor a name: a path, a command, an identifier, a file.
 _CODE_VALUE = re.compile(r"`[^`]+`|[~/\\][\w.\-/\\]+|\b\w+[._]\w+\.\w+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
@@ -3197,7 +3250,8 @@ _CODE_VALUE = re.compile(r"`[^`]+`|[~/\\][\w.\-/\\]+|\b\w+[._]\w+\.\w+\b|\b[A-Z]
 
 def _asked_kind(text: str) -> str | None:
     t = text.lower()
-    if re.search(r"\bhow\s+(?:much|many|long|far|old|often|big|large|high|tall|heavy)\b|\b(?:price|cost|amount|number|"
+    if re.search(r"\bhow\s+(?:much|many|long|far|old|often|big|large|high|tall|heavy|warm|hot|cold|fast|deep|wide)\b|"
+                 r"\b(?:price|cost|amount|number|"
                  r"dose|dosage|duration|size|weight|length|percentage|rate|fee|allowance|stipend|salary|wage|budget|"
                  r"discount|deposit|capacity|population|temperature|distance|age)\b", t):
         return "number"

@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n['\u2019]t\b", re.IGNORECASE
+    # "is excluded from" / "lacks" say "is not covered by" / "has no" ("excluding" is an exception, read apart)
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|excluded|excludes|exclude|lacks|lacked|lack)\b"
+    r"|n['\u2019]t\b", re.IGNORECASE
 )
 
 

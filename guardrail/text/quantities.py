@@ -265,7 +265,8 @@ def _word_digits(mag: float) -> int:
 
 
 def _pounds_are_money(text: str) -> bool:
-    return bool(re.search(r"[£$€]|\b(?:price|cost|costs|paid|pay|sold|fee|salary|sterling|budget|fund)", text, re.I))
+    return bool(re.search(r"[£$€]|\b(?:price|cost|costs|paid|pay|sold|fee|salary|sterling|budget|fund|lent|lend|loan|"
+                          r"borrow|spent|spend|raised|donat|invest|worth|revenue|profit)", text, re.I))
 
 
 def _stem_noun(word: str) -> str:
@@ -314,12 +315,46 @@ def _half_units(text: str) -> list[Quantity]:
     return out
 
 
+_UPPER_BOUNDS = frozenset({"max", "lt", "min", "gt"})
+#: "three in five", "1 out of 4", "one in every ten": a share, as a percentage.
+_RATIO = re.compile(rf"\b(?P<n>\d{{1,3}}|{_WORDNUM})\s+(?:in|out\s+of)\s+(?:every\s+)?(?P<m>\d{{1,3}}|{_WORDNUM})\b"
+                    r"(?!\s*(?:%|percent|per\s*cent))", re.I)
+
+
+def _ratios(text: str) -> list[Quantity]:
+    out = []
+    for m in _RATIO.finditer(text):
+        n, d = (float(g) if g.isdigit() else number_word_value(g) for g in (m.group("n"), m.group("m")))
+        if n is None or d is None or not 0 < n < d <= 100:
+            continue
+        if re.search(r"\b(?:rat\w*|scor\w*|grade\w*|won|lost|mark\w*)\W+(?:\w+\W+)?$", text[max(0, m.start() - 24):m.start()], re.I) \
+                or re.match(r"\s+(?:stars?|points?|marks?|games?|matches|attempts?|tries|shots?|races?)\b", text[m.end():], re.I):
+            continue  # a rating or a score ("rated 4 out of 5 stars", "3 in 5 games"), not a share
+        mag = 100.0 * n / d
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=mag, value=mag, dimension="percent",
+                            unit="%", bound=None, approx=True, digits=2, is_word=True))
+    return out
+
+
 def parse_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in order. Years (1500-2099 with no unit) and clock times are left to
-    :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends."""
+    :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends; "three in five" is a
+    share (60%, approximate: "about three in five" for 61%)."""
     out = _parse_quantities(text)
-    halves = [h for h in _half_units(text) if not any(q.start < h.end and h.start < q.end for q in out)]
-    return _counted_alike(sorted(out + halves, key=lambda q: q.start) if halves else out, text)
+    extra = _half_units(text) + (_ratios(text) if " in " in text or " out of " in text else [])
+    if extra:
+        # A share's or a half's parts are not figures of their own; a bound word before them is theirs
+        # ("about three in five").
+        kept = []
+        for q in out:
+            x = next((x for x in extra if q.start < x.end and x.start < q.end), None)
+            if x is None:
+                kept.append(q)
+            elif q.start < x.start and (q.bound or q.approx):
+                extra[extra.index(x)] = replace(x, start=q.start, text=text[q.start:x.end], approx=x.approx or q.approx,
+                                                bound=q.bound if q.bound in _UPPER_BOUNDS else None)
+        out = sorted(kept + extra, key=lambda q: q.start)
+    return _counted_alike(out, text)
 
 
 #: What may stand between a counted figure and a bare one that counts the same thing: a coordination.
@@ -414,7 +449,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
         dim, unit, value = "", unit_raw, mag
         currency = CURRENCIES.get(cur_raw) if cur_raw else None
         if unit_raw in ("pound", "pounds"):
-            if _pounds_are_money(text):
+            # Money when the text speaks of money, or in millions and billions ("lent 2 million pounds"):
+            # nothing is weighed in millions of pounds in running text.
+            if _pounds_are_money(text) or scale_raw in ("million", "billion", "trillion", "bn", "mn"):
                 currency = currency or "GBP"
                 unit = ""
             else:
