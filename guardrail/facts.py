@@ -2171,7 +2171,9 @@ _PARTICIPLE = {"wrote": "written", "drew": "drawn", "took": "taken", "gave": "gi
                "hid": "hidden", "built": "built", "made": "made", "led": "led", "won": "won", "found": "found",
                "bought": "bought", "sold": "sold", "taught": "taught", "held": "held", "paid": "paid", "sent": "sent",
                "told": "told", "shot": "shot", "struck": "struck", "ran": "run", "flew": "flown", "grew": "grown",
-               "knew": "known", "saw": "seen", "stole": "stolen", "froze": "frozen", "rode": "ridden", "shook": "shaken"}
+               "knew": "known", "saw": "seen", "stole": "stolen", "froze": "frozen", "rode": "ridden", "shook": "shaken",
+               "lent": "lent", "kept": "kept", "brought": "brought", "caught": "caught", "spent": "spent", "met": "met",
+               "fed": "fed", "sought": "sought", "fought": "fought", "hung": "hung", "bound": "bound", "dug": "dug"}
 _ACTIVE_VERB = re.compile(r"\s+(?:also\s+|later\s+|first\s+|once\s+|reportedly\s+)?([a-z]{3,}ed|" + "|".join(_PARTICIPLE) + r")\b")
 
 

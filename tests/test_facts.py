@@ -1187,3 +1187,33 @@ def test_text_layer_rates_halves_and_units():
     assert [q.rate for q in parse_quantities("It costs $15 a month.")] == ["month"]
     half = parse_quantities("The recipe needs half a kilo of flour.")
     assert [(q.dimension, q.value) for q in half] == [("mass", 500.0)]
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    ("The film starts at 8:15 pm.", "The bar opens at 7:00 pm and the film starts at 8:15 pm.", "time", False),
+    ("The film starts at 7:00 pm.", "The bar opens at 7:00 pm and the film starts at 8:15 pm.", "time", True),
+    ("Entry is free for students.", "Entry is free for students under 16.", "condition", True),
+    ("Entry is free for students under 16.", "Entry is free for students under 16.", "condition", False),
+    ("Damage from storms is excluded from the policy.", "The policy does not cover damage from storms.", "negation", False),
+    ("Damage from storms is excluded from the policy.", "The policy covers damage from storms.", "negation", True),
+    ("The town was lent £3 million by the state bank.", "The state bank lent the town 3 million pounds.", "role", False),
+])
+def test_times_limits_implicit_negatives_and_passives(claim, context, slot, flagged):
+    found, fc = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("About one in four adults smokes.", "26% of adults smoke.", False),
+    ("About one in two adults smokes.", "26% of adults smoke.", True),
+])
+def test_a_share_in_words_is_a_percentage(claim, context, flagged):
+    found, fc = slots(claim, context)
+    assert any(s == "number" for s, _ in found) is flagged, (found, fc)
+
+
+def test_ratings_are_no_shares():
+    from guardrail.text.quantities import parse_quantities
+
+    assert all(q.kind != "percent" for q in parse_quantities("The hotel is rated 4 out of 5 stars."))
+    assert [q.kind for q in parse_quantities("One in four adults smokes.")] == ["percent"]
