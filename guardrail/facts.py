@@ -755,8 +755,12 @@ def _as_written(p: _Parsed, e: Quantity, folded: frozenset[str]) -> str:
     """The words of ``folded`` as the sentence writes them around ``e`` (for the report)."""
     before, after = _stated_with(p, e)
     lo, hi = e.start - len(before), e.end + len(after)
-    words = [m.group(0) for t, pos in p.terms if lo <= pos < hi and _fold(t) in folded
-             for m in [re.match(r"[\w'-]+", p.text[pos:])] if m]
+    words: list[str] = []
+    for t, pos in p.terms:
+        m = re.match(r"[\w'-]+", p.text[pos:])
+        # (a word inside the hyphenated word before it is that word: "part-time", not "part-time time")
+        if m and lo <= pos < hi and _fold(t) in folded and not (words and m.group(0) in words[-1]):
+            words.append(m.group(0))
     return " ".join(dict.fromkeys(words))
 
 
@@ -773,13 +777,21 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     mine = _local_terms(c, q)
     if not mine:
         return None
+    part_of = _PARTITIVE.match(p.text, e.end) is not None
     for other in p.quantities:
         if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
             continue
         theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
         if _told_of_other(mine, own, theirs):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
+        # A part given as the whole: "31 teachers; 12 of the teachers work part-time" for "has 12 teachers".
+        if part_of and not _PARTITIVE.match(c.text, q.end) and own and not own & mine and other.start < e.start:
+            return other, "", _as_written(p, e, own)
     return None
+
+
+#: "12 of the teachers", "three of them": a part of a whole stated before it.
+_PARTITIVE = re.compile(r"\s+of\s+(?:the|its|their|these|those|them|whom|which)\b", re.I)
 
 
 def _told_of_other(mine: frozenset[str], own: frozenset[str], theirs: frozenset[str]) -> bool:
@@ -1055,9 +1067,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 # in Asia" does not say Europe's sales rose 15%.
                 other, theirs, own = told_of
                 out.numbers_unmatched.append(q.text)
+                whole = theirs == ""
                 out.differences.append(Difference(
-                    slot="moved", claim_value=f"{q.text} for '{theirs}'",
-                    evidence_value=f"{other.text} for '{theirs}' ({e.text} for '{own}')",
+                    slot="moved", claim_value=f"{q.text} (as the whole)" if whole else f"{q.text} for '{theirs}'",
+                    evidence_value=f"{other.text} in all; {e.text} of them {own}" if whole
+                    else f"{other.text} for '{theirs}' ({e.text} for '{own}')",
                     evidence_span=_span(sents[k][1], other.start, other.end), confidence=conf["moved"]))
                 continue
             out.numbers_matched += 1
@@ -3236,7 +3250,7 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
 _ASKING = frozenset(_fold(stem(w)) for w in "location located place address information details detail specific exact "
                     "exactly mention value figure limit maximum minimum restriction requirement take takes took need needs "
                     "get gets available availability offer offers offered provide provides provided exist exists "
-                    "possible accessible".split())
+                    "possible accessible much many often".split())
 _YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "work works run runs support supports allow allows allowed include "
                           "includes accept accepts use uses cover covers apply applies come comes require requires "
                           "need needs compatible".split())

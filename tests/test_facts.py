@@ -1217,3 +1217,14 @@ def test_ratings_are_no_shares():
 
     assert all(q.kind != "percent" for q in parse_quantities("The hotel is rated 4 out of 5 stars."))
     assert [q.kind for q in parse_quantities("One in four adults smokes.")] == ["percent"]
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    ("The club has 14 coaches.", "The club has 300 members and 40 coaches; 14 of the coaches are volunteers.", "moved", True),
+    ("14 of the club's coaches are volunteers.", "The club has 300 members and 40 coaches; 14 of the coaches are volunteers.",
+     "moved", False),
+    ("The charger delivers 2 volts.", "The charger delivers 2 amps.", "unit", True),
+])
+def test_a_part_given_as_the_whole_and_electrical_units(claim, context, slot, flagged):
+    found, fc = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, (found, fc)

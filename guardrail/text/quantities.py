@@ -96,6 +96,12 @@ _add("power", 1e3, "kw", "kilowatt", "kilowatts")
 _add("power", 1e6, "mw", "megawatt", "megawatts")
 _add("power", 1e9, "gw", "gigawatt", "gigawatts")
 _add("power", 745.699872, "hp", "horsepower")
+_add("current", 1e-3, "milliamp", "milliamps", "milliampere", "milliamperes")
+_add("current", 1.0, "amp", "amps", "ampere", "amperes")
+_add("voltage", 1e-3, "mv", "millivolt", "millivolts")
+_add("voltage", 1.0, "volt", "volts")  # not "v": "Smith v Jones", "5 v 2"
+_add("voltage", 1e3, "kv", "kilovolt", "kilovolts")
+_add("charge", 3.6, "mah", "milliamp-hour", "milliamp-hours")
 _add("pressure", 133.322, "mmhg")
 _add("pressure", 6894.757, "psi")
 _add("pressure", 1e5, "bar")
@@ -187,7 +193,8 @@ _UNIT_NAMES = sorted(set(_UNIT_TABLE) | set(CURRENCIES) | {"pounds", "pound"}, k
 _UNIT = (r"(?:(?P<plus>\+)?(?:\s*|-)(?P<unit>" + "|".join(re.escape(u) for u in _UNIT_NAMES if not u.isalpha() or len(u) > 0)
          + r")(?![\w]))?")
 _QTY = re.compile(_BOUND + _CUR_PREFIX + _NUM + _SCALE + _UNIT, re.IGNORECASE)
-_NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+)?)?([A-Za-z][A-Za-z'-]*)")
+#: The word a figure counts: "340 paintings", "42 of the crew", "12 of the school's teachers" (past a possessive).
+_NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[A-Za-z]+['\u2019]s?\s+)?)?([A-Za-z][A-Za-z'-]*)")
 _PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'-]*)(?:\s+of)?[\s:#]*$")
 _MONTH_NEAR = re.compile(
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
