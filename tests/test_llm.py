@@ -211,7 +211,8 @@ def test_budget_timeout_bounds_the_whole_call_not_each_attempt(openai_stub):
     t0 = time.monotonic()
     with pytest.raises(LLMTimeout) as info:
         client(openai_stub, timeout_s=30, max_retries=3).chat(USER, budget=CallBudget(timeout_s=0.4))
-    assert time.monotonic() - t0 < 1.5
+    # Well under one 2 s reply (let alone four), with room for a loaded CI machine.
+    assert time.monotonic() - t0 < 1.9
     assert info.value.attempts == 1 and len(openai_stub.requests) == 1 and "0.4 s" in str(info.value)
 
 
@@ -220,7 +221,7 @@ async def test_budget_timeout_bounds_achat(openai_stub):
     t0 = time.monotonic()
     with pytest.raises(LLMTimeout):
         await client(openai_stub, timeout_s=30, max_retries=3).achat(USER, budget=CallBudget(timeout_s=0.4))
-    assert time.monotonic() - t0 < 1.5 and len(openai_stub.requests) == 1
+    assert time.monotonic() - t0 < 1.9 and len(openai_stub.requests) == 1
 
 
 def test_budget_after_spends_time_and_runs_out():
