@@ -1211,17 +1211,14 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
     for d in c.dates:
         out.dates += 1
         hit = next(((k, e) for k in near for e in sents[k][2].dates if d.compatible(e) and not d.conflicts(e)), None)
+
         def newer_date(o: DateValue | TimeValue, d: DateValue = d) -> bool:
             return isinstance(o, DateValue) and d.conflicts(o) and _same_grain(d, o) \
                 and not any(x.compatible(o) and not x.conflicts(o) for x in c.dates)
 
         later = _superseded_time(hit[0], hit[1], sents, c, newer_date) if hit else None
         if later is not None:
-            k, e = later
-            out.dates_unmatched.append(d.text)
-            out.differences.append(Difference(
-                slot="superseded", claim_value=d.text, evidence_value=f"{e.text} (current; {d.text} is superseded)",
-                evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["superseded"]))
+            _add_superseded(out, d.text, later[0], later[1], sents, conf)
             continue
         if hit is not None:
             out.dates_matched += 1
@@ -1256,16 +1253,13 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             # opens at 10 am" for "The museum opens at 10 am"), as dates are.
             hit = next(((k, e) for k in range(len(sents)) for e in sents[k][2].times
                         if t.minutes == e.minutes and _near_terms(c, sents[k][2].text, e.start, e.end) > 0), None)
+
         def newer_time(o: DateValue | TimeValue) -> bool:
             return isinstance(o, TimeValue) and all(o.minutes != x.minutes for x in c.times)
 
         newer = _superseded_time(hit[0], hit[1], sents, c, newer_time) if hit else None
         if newer is not None:
-            k, e = newer
-            out.dates_unmatched.append(t.text)
-            out.differences.append(Difference(
-                slot="superseded", claim_value=t.text, evidence_value=f"{e.text} (current; {t.text} is superseded)",
-                evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["superseded"]))
+            _add_superseded(out, t.text, newer[0], newer[1], sents, conf)
             continue
         if hit is not None:
             k, e = hit
@@ -1348,6 +1342,13 @@ def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known
                             evidence_value=f"{m.text} (current; {old.text} no longer)",
                             evidence_span=_span(sents[j][1], m.start, m.end), confidence=conf["superseded"]))
                         return
+
+
+def _add_superseded(out: FactCheck, claimed: str, k: int, e: DateValue | TimeValue, sents, conf) -> None:
+    out.dates_unmatched.append(claimed)
+    out.differences.append(Difference(
+        slot="superseded", claim_value=claimed, evidence_value=f"{e.text} (current; {claimed} is superseded)",
+        evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["superseded"]))
 
 
 def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer: Callable[[DateValue | TimeValue], bool]):
