@@ -1288,13 +1288,16 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
 
 
-_OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|initially|until|no\s+longer|was|were)\b", re.I)
+#: (not a bare "was": nearly every past sentence has one, and a past date is no superseded one)
+_OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|initially|until|no\s+longer|"
+                       r"(?:was|were)\s+(?:first\s+)?(?:scheduled|planned|set|due|supposed|expected|meant))\b", re.I)
 _NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}on|starting|effective|new|"
                        r"(?:moved|changed|postponed|rescheduled|pushed\s+back|brought\s+forward|delayed|shifted|"
                        r"switched|revised|updated|extended|put\s+back)\s+(?:\w+\s+){0,2}?(?:to|for|until|till))\b", re.I)
 
 
-_LEFT_ROLE = re.compile(r"\s*(?:,[^,]{0,60},\s*)?(?:(?:was|were|had\s+been|served\s+as|acted\s+as|led|ran|held|headed|\w+ed)\b[^.;]{0,80}?\b(?:until|till|up\s+to|before)\b|"
+_LEFT_ROLE = re.compile(r"\s*(?:,[^,]{0,60},\s*)?(?:(?:was|were|had\s+been|served\s+as|acted\s+as|led|ran|held|headed|chaired|"
+                        r"managed|directed|coached|owned|hosted|edited|presided\s+over)\b[^.;]{0,80}?\b(?:until|till|up\s+to|before)\b|"
                         r"(?:stepped\s+down|resigned|retired|left|quit|was\s+(?:replaced|succeeded|ousted|dismissed|fired)|handed\s+over))\b", re.I)
 _FORMER = re.compile(r"\b(?:former|previous|outgoing|ex-|then-)\s*(?:[\w-]+\s+){0,3}$", re.I)
 _TOOK_OVER = re.compile(r"\s*(?:,[^,]{0,60},\s*|,\s*who\s+(?:has\s+)?)?(?:took\s+over|replaced|succeeded|became|is\s+now|has\s+(?:since\s+)?been|was\s+(?:appointed|named|elected|promoted)|"
@@ -1303,16 +1306,22 @@ _BY_NEW = re.compile(r"\b(?:replaced|succeeded|followed|now\s+(?:run|led|headed|
 
 
 #: "previously located on King Street": the name after it is an old one.
-_OLD_BEFORE = re.compile(r"\b(?:previously|formerly|originally|initially|used\s+to\s+be)\b[^.;,]*$", re.I)
+_OLD_BEFORE = re.compile(r"\b(?:previously|formerly|originally|initially|used\s+to\s+be|once(?=\s+(?:in|at|on|based|located|"
+                         r"housed|run|led|owned)\b))\b[^.;,]*$", re.I)
 #: "... it moved to Harbour Road", "now based in Leeds": the name after it is the new one.
 _MOVED_TO = re.compile(r"\b(?:moved|relocated|changed|switched|transferred|renamed|rebranded)\s+(?:\w+\s+){0,3}?(?:to|as|into)\s+"
                        r"(?:the\s+)?$|\bnow\s+(?:\w+\s+){0,3}$", re.I)
 
 
+#: A claim that says who or where something is now: "X is the lead", "X runs the firm", "the office is on ...".
+_HOLDS_NOW = re.compile(r"\b(?:is|are)\b|\b(?:leads|runs|heads|chairs|manages|directs|coaches|owns|hosts|serves|holds|"
+                        r"oversees|edits|stops|sits)\b", re.I)
+
+
 def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
     """A name the context says held a role until someone else took it, given as the holder now: "Dana Cole
     was the project lead until March, when Victor Huang took over" does not say Dana Cole is the lead."""
-    if not c_names or _talks_of_old_values(claim):
+    if not c_names or _talks_of_old_values(claim) or not _HOLDS_NOW.search(claim):
         return
     c_name_terms = _name_terms(c_names)
     for k, (_, sent, p) in enumerate(sents):
@@ -1361,7 +1370,7 @@ def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer:
     text = sents[k][2].text
     lead = text[:e.start]
     lead = lead[max((m.end() for m in re.finditer(r"[,;:()]|\s[-\u2013\u2014]+\s", lead)), default=0):]
-    if not _OLD_TIME.search(lead):
+    if not _OLD_TIME.search(lead) and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
         return None  # the old-value word must be in the value's own clause ("until all hours -- ... as Tuesday")
     best = None
     for j in range(max(0, k - 2), min(len(sents), k + 3)):
@@ -2020,9 +2029,9 @@ _SAY = re.compile(
     r"insisted|insists|suggested|suggests|predicted|predicts|welcomed|condemned|testified|testifies|complained|"
     r"complains|reported|reports|promised|promises|announced|announces|admitted|admits|acknowledged|"
     r"acknowledges|confirmed|confirms|noted|notes|explained|explains|contended|contends|alleged|alleges|"
-    r"disputed|disputes|found|finds|concluded|concludes|countered|counters|replied|replies|responded|responds|"
-    r"retorted|objected|objects|expects|expected|forecast|forecasts|estimated|estimates|feared|fears|doubted|doubts|"
-    r"thinks|thought|"
+    # (not the forms that are plural nouns too: "objects", "estimates", "forecasts", "fears", "replies")
+    r"disputed|disputes|found|finds|concluded|concludes|countered|replied|responded|"
+    r"retorted|objected|expects|expected|estimated|feared|doubted|thinks|thought|"
     # plural parties ("the police say", "critics argue"); not the forms that are nouns too ("report", "state", "call")
     r"say|argue|believe|warn|tell|write|describe|critici[sz]e|praise|blame|maintain|propose|recommend|deny|insist|"
     r"suggest|predict|condemn|testify|complain|announce|admit|acknowledge|confirm|explain|contend|allege|conclude|"
@@ -2055,8 +2064,8 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             # The party is the words just before the verb ("... while captain Leo Brandt blamed"), not a
             # statement before it ("The deficit will narrow, the minister said" has its party after the verb).
             who_text = re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
-            if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > 6:
-                continue
+            if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > 6 or re.search(r"[\"\u201c\u201d(]", who_text):
+                continue  # (a quotation's own words before its verb are no party: '"(The devil) is attempting')
         who = frozenset(_fold(t) for t, _ in terms_with_offsets(who_text))
         what = frozenset(_fold(t) for t, _ in terms_with_offsets(what_text))
         if who and what:
@@ -2851,6 +2860,9 @@ _EXCEPT = re.compile(r"\b(?:except(?:\s+(?:for|on|in|at))?|other\s+than|apart\s+
 _ALL_OF = re.compile(r"\b(?:all|every|any|each)\s+(?:of\s+(?:the\s+)?)?(?:[a-z]+\s+){0,2}?([a-z]{3,})\b", re.I)
 
 
+#: A claim that grants, allows or pays something for the nouns it quantifies ("any item can be refunded").
+_GRANTED = re.compile(r"\b(?:may|can|allowed|permitted|eligible|entitled|free|refund\w*|available|paid|covered|accepted|"
+                      r"exchang\w*|return\w*|waived|valid|appl(?:y|ies)|qualif\w*|billed|charged)\b", re.I)
 _TEMPORAL_NOUNS = frozenset(_fold(stem(w)) for w in "year month week day hour minute time season term night morning "
                              "evening weekend quarter semester visit session".split())
 
@@ -2878,8 +2890,8 @@ def _widened(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
                     return
             # A condition on the noun itself ("within 14 days if the item is unused") that the claim drops
             # for every one of them ("for any item").
-            if noun in _TEMPORAL_NOUNS:
-                continue  # "each tax year", "every day": how often, not which ones
+            if noun in _TEMPORAL_NOUNS or not _GRANTED.search(c.text):
+                continue  # "each tax year": how often; "remove any air bubbles": an instruction, not a grant
             for cue, end in lexicon.condition_cues(p.text, strong=False):
                 if cue not in ("if", "when", "only if", "only when", "provided", "provided that", "as long as", "unless"):
                     continue

@@ -1228,3 +1228,17 @@ def test_ratings_are_no_shares():
 def test_a_part_given_as_the_whole_and_electrical_units(claim, context, slot, flagged):
     found, fc = slots(claim, context)
     assert ((slot, "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    # found on RAGTruth dev half A: no grant, no role held now, a plural noun, a past date
+    ("Strain the glaze to remove any air bubbles.", "If you get a lot of air bubbles in the glaze, strain it.", "condition", False),
+    ("She cited the chaos in the House.", "The House of Representatives passed the bill before Congress became gridlocked.",
+     "superseded", False),
+    ("Foreign objects in the ear can tear the eardrum.", "Small objects in the ear can tear the eardrum, doctors warn.",
+     "attribution", False),
+    ("The headquarters are in Boston.", "The company's headquarters, once in Boston, are now in Denver.", "superseded", True),
+])
+def test_findings_that_were_false_alarms_on_ragtruth(claim, context, slot, flagged):
+    found, fc = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, (found, fc)
