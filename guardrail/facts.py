@@ -1296,11 +1296,12 @@ _NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}
                        r"switched|revised|updated|extended|put\s+back)\s+(?:\w+\s+){0,2}?(?:to|for|until|till))\b", re.I)
 
 
-_LEFT_ROLE = re.compile(r"\s*(?:,[^,]{0,60},\s*)?(?:(?:was|were|had\s+been|served\s+as|acted\s+as|led|ran|held|headed|chaired|"
+_LEFT_ROLE = re.compile(r"\s*(?:,[^,]{0,60},\s*)?(?:(?=until\b|till\b)|(?:was|were|had\s+been|served\s+as|acted\s+as|led|ran|held|headed|chaired|"
                         r"managed|directed|coached|owned|hosted|edited|presided\s+over)\b[^.;]{0,80}?\b(?:until|till|up\s+to|before)\b|"
                         r"(?:stepped\s+down|resigned|retired|left|quit|was\s+(?:replaced|succeeded|ousted|dismissed|fired)|handed\s+over))\b", re.I)
 _FORMER = re.compile(r"\b(?:former|previous|outgoing|ex-|then-)\s*(?:[\w-]+\s+){0,3}$", re.I)
-_TOOK_OVER = re.compile(r"\s*(?:,[^,]{0,60},\s*|,\s*who\s+(?:has\s+)?)?(?:took\s+over|replaced|succeeded|became|is\s+now|has\s+(?:since\s+)?been|was\s+(?:appointed|named|elected|promoted)|"
+_TOOK_OVER = re.compile(r"\s*(?:,[^,]{0,60},\s*|,\s*who\s+(?:has\s+)?)?(?:took\s+over|replaced|succeeded|became|is\s+now|has\s+(?:since\s+)?been|"
+                        r"has\s+(?:since\s+)?(?:led|run|headed|managed|chaired|directed|coached|owned|held)|was\s+(?:appointed|named|elected|promoted)|"
                         r"now\s+\w+s|stepped\s+in|assumed)\b", re.I)
 _BY_NEW = re.compile(r"\b(?:replaced|succeeded|followed|now\s+(?:run|led|headed|managed|chaired|owned|coached|directed))\s+by\s*$|\bhanded\s+over\s+to\s*$|\b(?:new|current|incoming|interim)\s+(?:[\w-]+\s+){0,3}$", re.I)
 
@@ -2078,7 +2079,18 @@ def _side_by_side(text: str, a: frozenset[str], b: frozenset[str], gap: int = 24
     ("prosecutor Francois Molins", "Molins, the prosecutor")."""
     pa = [p for t, p in terms_with_offsets(text) if _fold(t) in a]
     pb = [p for t, p in terms_with_offsets(text) if _fold(t) in b]
-    return any(abs(x - y) <= gap for x in pa for y in pb)
+    # Only names, titles and punctuation between them: "the landlord blamed the tenants" is no apposition.
+    return any(abs(x - y) <= gap and _APPOSED.fullmatch(text, *_between(text, x, y)) for x in pa for y in pb)
+
+
+_APPOSED = re.compile(r"(?:[\s,\-\u2013\u2014]|\b(?:the|a|an)\b|[A-Z][\w.'\u2019-]*)*")
+
+
+def _between(text: str, x: int, y: int) -> tuple[int, int]:
+    """The span between the word at ``x`` and the word at ``y`` (either order)."""
+    lo, hi = min(x, y), max(x, y)
+    end = re.match(r"[\w'\u2019-]*", text[lo:])
+    return lo + (end.end() if end else 0), hi
 
 
 def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
@@ -2549,14 +2561,10 @@ def _quantifier_on_shared(text: str, shared: set[str]) -> int | None:
     """The rank of the strongest quantifier that bears on a word both sides share ("most baby swimming classes"),
     or None; a quantifier over something else ("for some people") does not count."""
     best = None
-    for m in re.finditer(r"\b(?:no|none|never|a\s+few|few|some|several|many|often|rarely|seldom|sometimes|occasionally|"
-                         r"most|the\s+majority\s+of|usually|generally|mostly|typically|nearly\s+all|almost\s+all|"
-                         r"all|every|always|everyone|everybody|everything)\b", text, re.I):
-        after = [t for t, _ in terms_with_offsets(text[m.end(): m.end() + 50])][:2]
+    for rank, _, end in lexicon.quantifiers(text):
+        after = [t for t, _ in terms_with_offsets(text[end: end + 50])][:2]
         if any(_fold(t) in shared for t in after):
-            rank = lexicon.quantifier_rank(m.group(0))
-            if rank is not None:
-                best = rank if best is None else max(best, rank)
+            best = rank if best is None else max(best, rank)
     return best
 
 
@@ -2622,9 +2630,8 @@ def _dir_word(text: str) -> str:
 
 
 def _quant_word(text: str) -> str:
-    m = re.search(r"\b(?:no|none|never|a\s+few|few|some|several|many|often|rarely|sometimes|occasionally|most|usually|"
-                  r"generally|mostly|all|every|each|always|everyone|nearly\s+all|almost\s+all)\b", text, re.I)
-    return m.group(0) if m else ""
+    q = lexicon.quantifiers(text)
+    return text[q[0][1]:q[0][2]] if q else ""
 
 
 # -- order and comparison ----------------------------------------------------------------------
@@ -2971,6 +2978,9 @@ _PERIOD_WORD = re.compile(r"\b(?:weeks|weekends?|weekdays|holidays|summer|winter
                           r"peak|off-peak|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", re.I)
 
 
+_ALWAYS = re.compile(r"\b(?:always|at\s+any\s+time|any\s+time|anytime|regardless\s+of\s+\w+|in\s+all\s+cases|without\s+limit)\b", re.I)
+
+
 def _limit_dropped(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
     """A grant limited by a figure on its noun ("the fare is waived for children under 5", "free delivery on
     orders over $40"), restated for the noun without the figure ("the fare is waived for children"). Only for
@@ -2979,7 +2989,18 @@ def _limit_dropped(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
         return
     k = support[0]
     p = sents[k][2]
-    if not _ENTITLEMENT.search(p.text) or _coverage(set(c.term_set), p.term_set) < 0.8:
+    if not _ENTITLEMENT.search(p.text):
+        return
+    always = _ALWAYS.search(c.text)
+    if always:
+        # "Cancellations are always free" against "free up to 48 hours before arrival": a limit said away.
+        rest = set(_parse(c.text[:always.start()] + " " + c.text[always.end():]).term_set)
+        q = next((q for q in p.quantities if q.bound), None)
+        if q is not None and rest and _coverage(rest, p.term_set) >= 0.8:
+            out.differences.append(Difference(slot="condition", claim_value=always.group(0), evidence_value=p.text[q.start:].split(".")[0],
+                                              evidence_span=_span(sents[k][1], q.start, q.end), confidence=conf["condition"]))
+        return
+    if _coverage(set(c.term_set), p.term_set) < 0.8:
         return
     low = p.text.lower()
     for t, pos in p.terms:

@@ -1242,3 +1242,26 @@ def test_a_part_given_as_the_whole_and_electrical_units(claim, context, slot, fl
 def test_findings_that_were_false_alarms_on_ragtruth(claim, context, slot, flagged):
     found, fc = slots(claim, context)
     assert ((slot, "mismatch") in found) is flagged, (found, fc)
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    ("The manual does not say how many batteries the remote needs.", "The remote needs two AA batteries.", "false_abstention", True),
+    ("The manual does not say how heavy the remote is.", "The remote needs two AA batteries.", "false_abstention", False),
+    ("Most of the members voted for the plan.", "Only a handful of the members voted for the plan.", "quantifier", True),
+    ("Returns are always free.", "Returns are free up to 30 days after delivery.", "condition", True),
+    ("Returns are free up to 30 days after delivery.", "Returns are free up to 30 days after delivery.", "condition", False),
+    # (a one-word object against one shared word, "the referee" / "the loss", is a tie the words cannot break)
+    ("The coach blamed the poor refereeing for the loss.",
+     "The coach blamed the players for the loss, while fans blamed the poor refereeing.", "attribution", True),
+    ("Ana Ruiz is the school's head.", "The school's head was Ana Ruiz until 2020; Ben Ode has led it since.", "superseded", True),
+])
+def test_batch_eight_categories(claim, context, slot, flagged):
+    found, fc = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, (found, fc)
+
+
+def test_a_person_who_did_not_say_is_no_abstention():
+    from guardrail.text import lexicon
+
+    assert lexicon.is_abstention("The recipe does not say how many people it serves.")
+    assert not lexicon.is_abstention("The minister did not say whether taxes would rise.")

@@ -238,6 +238,17 @@ _QUANT = [
 _QUANT_RE = [(r, re.compile(rf"\b(?:{p})\b", re.I)) for r, p in _QUANT]
 
 
+_QUANT_ANY = re.compile(r"\b(?:" + "|".join(f"(?P<q{r}>{p})" for r, p in _QUANT) + r")\b", re.I)
+
+
+def quantifiers(text: str) -> list[tuple[int, int, int]]:
+    """(rank, start, end) of each quantifier of ``text`` ("only a handful of the villagers": rank 1)."""
+    return [(int(next(k for k, v in m.groupdict().items() if v)[1:]), m.start(), m.end()) for m in _QUANT_ANY.finditer(text)]
+
+
+__all__.append("quantifiers")
+
+
 def quantifier_rank(text: str) -> int | None:
     """How much of a group the text speaks for: 0 none, 1 some, 2 most, 3 all; the strongest stated."""
     best = None
@@ -300,7 +311,9 @@ _ABSTAIN = re.compile(
     r"clarify|explain|cover|detail|name|identify|disclose)"
     r"|\b(?:policy|guide|manual|page|website|article|faq|brochure|description|label|leaflet|announcement|statement|"
     r"email|letter|table|chart|summary|documentation|notice|schedule|listing|review|study|paper|handbook|guidelines|"
-    r"contract|agreement|regulations|rules|terms|specification|readme|catalogue|catalog|menu|invoice|receipt|timetable)\s+(?:as\s+provided\s+|provided\s+)?"
+    r"contract|agreement|regulations|rules|terms|specification|readme|catalogue|catalog|menu|invoice|receipt|timetable|"
+    r"recipe|instructions|post|blog|thread|transcript|datasheet|itinerary|confirmation|certificate|form|entry|profile|"
+    r"advert|advertisement|ad)\s+(?:as\s+provided\s+|provided\s+)?"
     r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|name|disclose|give)"
     r"|cannot\s+be\s+(?:determined|found|answered|inferred|established|confirmed)\s+(?:from|based\s+on|with|using)"
     r"|there\s+is\s+no\s+(?:information|mention|data|detail|indication)"
