@@ -2645,16 +2645,21 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     c_rel = [(w, p) for w, p in lexicon.relation_words(claim) if not _bound_use(claim, p + len(w))]
     if not c_rel:
         return
-    e_rel = [(w, p) for w, p in lexicon.relation_words(a_text) if not _bound_use(a_text, p + len(w))]
-    ca, cb = _best_clause(set(_parse(claim).term_set), a_text)
-    e_rel = [(w, p) for w, p in e_rel if ca <= p < cb] or e_rel
-    if not e_rel:
+    all_rel = [(w, p) for w, p in lexicon.relation_words(a_text) if not _bound_use(a_text, p + len(w))]
+    if not all_rel:
         return
+    claim_clauses = clauses(claim)
     c_terms = terms_with_offsets(claim)
     e_terms = terms_with_offsets(a_text)
     cs, es = {_fold(t) for t, _ in c_terms}, {_fold(t) for t, _ in e_terms}
     strength = min(_coverage(cs, es), _coverage(es, cs)) if cs and es else 0.0
     for w, pc in c_rel:
+        # The evidence clause that states the clause of the claim holding the word: a claim of two clauses
+        # ("Costs rose last year, and the north quay was repaired after the south quay") is read clause by clause.
+        own = next(((a, b) for a, b in claim_clauses if a <= pc < b), (0, len(claim)))
+        own_terms = set(_parse(claim[own[0]:own[1]]).term_set) or set(_parse(claim).term_set)
+        ca, cb = _best_clause(own_terms, a_text)
+        e_rel = [(x, p) for x, p in all_rel if ca <= p < cb] or all_rel
         key = lexicon.relation_key(w)
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
         anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]

@@ -484,8 +484,9 @@ def test_a_verifier_that_passes_everything_scores_zero_on_must_flag_categories(s
     assert res.score("pass", "contradictory_passages").score == 0.0
     assert res.score("pass", "control").score == 1.0 and res.score("flag", "control").score == 0.0
     assert res.score("pass", "number_swap").failing == [a.id for a in suite.attacks if a.category == "number_swap"]
-    # overall: mean of the eight attack categories (control left out); pass-all gets only the clean halves
-    assert res.overall["pass"] == pytest.approx(round((0.5 + 0.5) / 8, 4), abs=0.02)
+    # overall: mean of the attack categories (control left out); pass-all gets only the clean halves
+    attack_categories = len(MUST_FLAG_CATEGORIES) + 3  # + buried_evidence, contradictory_passages, prompt_injection
+    assert res.overall["pass"] == pytest.approx(round((0.5 + 0.5) / attack_categories, 4), abs=0.02)
     assert len(res.outcomes) == 2 * len(suite.attacks)
 
 
@@ -580,3 +581,43 @@ def test_add_commands_registers_redteam():
 def test_render_markdown_marks_control_as_reference(heuristic_result):
     md = render_markdown(heuristic_result)
     assert "control (reference, not in overall)" in md and "**overall**" in md
+
+
+# ----------------------------------------------------------------------------- meaning edits (text layer flips, roles)
+
+
+@pytest.mark.parametrize(
+    ("category", "response", "context", "original", "replacement"),
+    [
+        ("direction_flip", "Ticket sales rose by a fifth in May.", "Ticket sales rose by a fifth in May, the club said.",
+         "rose", "fell"),
+        ("relation_flip", "The east wing was finished before the chapel.",
+         "Builders finished the east wing in 1702, before the chapel was begun.", "before", "after"),
+        ("modality_change", "Visitors must sign in at the front desk.",
+         "All visitors must sign in at the front desk on arrival.", "must", "may"),
+        ("quantifier_widened", "Some of the tenants objected to the rent rise.",
+         "Some of the tenants objected to the rent rise at the meeting.", "Some", "All"),
+    ],
+)
+def test_word_flips_come_from_the_text_layer_and_change_one_word(category, response, context, original, replacement):
+    ex = _ex("f", response, context)
+    attack = _only(make_attacks([ex], categories=[category]), category)
+    _splice_ok(ex, attack)
+    assert (attack.mutation.original, attack.mutation.replacement) == (original, replacement)
+    assert attack.kind == "must_flag" and attack.example.hallucinated is True
+
+
+def test_role_swap_exchanges_two_names_around_a_verb_and_leaves_coordinated_names_alone():
+    ex = _ex("r", "Ortega defeated Lindqvist in the final.", "In the final, Ortega defeated Lindqvist in three sets.")
+    attack = _only(make_attacks([ex], categories=["role_swap"]), "role_swap")
+    _splice_ok(ex, attack)
+    assert attack.example.response == "Lindqvist defeated Ortega in the final."
+    both = _ex("c", "Ortega and Lindqvist reached the final.", "Ortega and Lindqvist reached the final in June.")
+    suite = build_attacks([both], categories=["role_swap"])
+    assert not suite.attacks and suite.skipped and "two names" in suite.skipped[0].reason
+
+
+def test_a_flip_the_context_already_states_is_skipped_never_faked():
+    ex = _ex("s", "Rents rose.", "Rents rose. In the suburbs, rents fell.")
+    suite = build_attacks([ex], categories=["direction_flip"])
+    assert not suite.attacks and "context" in suite.skipped[0].reason

@@ -148,3 +148,23 @@ def test_qualified_durations_rates_after_the_noun_and_comparative_bounds():
 
 def test_a_fiscal_year_is_a_year():
     assert [(d.text, d.year) for d in parse_dates("Results for FY2024 and FY 2025.")] == [("FY2024", 2024), ("FY 2025", 2025)]
+
+
+def test_flips_turn_one_closed_class_word_into_its_opposite_in_the_same_case():
+    from guardrail.text.lexicon import flips
+
+    text = "Exports rose before the strike; Most of the staff must not park here. Some visitors often stay."
+    assert [(w, r) for _, _, w, r in flips(text, "direction")] == [("rose", "fell")]
+    assert [(w, r) for _, _, w, r in flips(text, "relation")] == [("before", "after")]
+    assert [(w, r) for _, _, w, r in flips(text, "modality")] == [("must not", "may")]
+    assert [(w, r) for _, _, w, r in flips(text, "quantifier")] == [("Most", "All"), ("Some", "All"), ("often", "always")]
+    for s, e, word, _ in flips(text, "quantifier"):
+        assert text[s:e] == word
+
+
+def test_flips_leave_fixed_phrases_and_contractions_alone():
+    from guardrail.text.lexicon import flips
+
+    assert flips("the most popular dish, at least some 200 people, higher education", "quantifier") == []
+    assert flips("It may be late; you can't park; a well-known, long-term plan", "modality") == []
+    assert flips("higher education", "relation") == []

@@ -416,3 +416,80 @@ _ATTRIBUTE_WORD = re.compile(r"(?<![\w\-])(" + "|".join(sorted(map(re.escape, _A
 def attribute_words(text: str) -> list[tuple[str, str, int, int]]:
     """(set, value, start, end) of each closed-set attribute word of ``text``: "women" is ("sex", "female", ...)."""
     return [(*_ATTRIBUTE_OF[m.group(1).lower()], m.start(), m.end()) for m in _ATTRIBUTE_WORD.finditer(text)]
+
+
+# ---- word flips: one closed-class word for another that changes what the sentence says -------------------
+# The red team's meaning edits (``guardrail.eval.redteam.mutate``) and, through them, the grounding model's
+# training pairs: a direction reversed, an order or comparison reversed, a modality changed, a quantifier
+# widened. Pairs, not the scales above, because an edit must stay grammatical in the same form ("rose" ->
+# "fell", "earliest" -> "latest"). Left out on purpose: "up"/"down", "first"/"last", "cut", "lost" (mostly
+# not a change of a value), and "most" as an adverb ("the most popular").
+_FLIP_PAIRS: dict[str, str] = {
+    "direction": """rise:fall rises:falls rose:fell risen:fallen rising:falling increase:decrease increases:decreases
+        increased:decreased increasing:decreasing grew:shrank grow:shrink grows:shrinks growing:shrinking
+        climbed:dropped climbs:drops expanded:contracted expanding:contracting improved:worsened improves:worsens
+        jumped:plunged surged:slumped soared:plummeted accelerated:slowed strengthened:weakened widened:narrowed
+        doubled:halved raised:lowered gained:declined upward:downward""",
+    "relation": """before:after earlier:later earliest:latest larger:smaller largest:smallest bigger:smaller
+        biggest:smallest older:younger oldest:youngest longer:shorter longest:shortest faster:slower fastest:slowest
+        heavier:lighter heaviest:lightest better:worse best:worst cheaper:costlier cheapest:costliest warmer:colder
+        warmest:coldest hotter:colder hottest:coldest richest:poorest richer:poorer stronger:weaker strongest:weakest
+        deeper:shallower deepest:shallowest nearest:farthest easier:harder easiest:hardest maximum:minimum
+        above:below outperformed:underperformed""",
+}
+#: One-way flips: the claim says more than the evidence (a possibility made a duty, some made all).
+_FLIP_ONE_WAY: dict[str, str] = {
+    "modality": """must_not:may may_not:may must:may may:must can:must should:must optional:mandatory
+        mandatory:optional required:optional allowed:required permitted:required recommended:required
+        voluntary:compulsory compulsory:voluntary""",
+    "quantifier": """some:all several:all many:all most:all few:most often:always sometimes:always usually:always
+        occasionally:always rarely:often generally:always mostly:entirely partly:entirely""",
+}
+
+
+def _flip_table() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for kind, text in _FLIP_PAIRS.items():
+        table = out.setdefault(kind, {})
+        for pair in text.split():
+            a, b = pair.split(":")
+            table.setdefault(a, b)
+            table.setdefault(b, a)
+    for kind, text in _FLIP_ONE_WAY.items():
+        table = out.setdefault(kind, {})
+        for pair in text.split():
+            a, b = pair.split(":")
+            table[a.replace("_", " ")] = b.replace("_", " ")
+    return out
+
+
+FLIPS: dict[str, dict[str, str]] = _flip_table()
+_FLIP_RE = {kind: re.compile(r"\b(" + "|".join(sorted(map(re.escape, t), key=len, reverse=True)) + r")\b(?!['\u2019-])",
+                             re.I)
+            for kind, t in FLIPS.items()}
+# Where a listed word is not doing its job: "at least", "the most popular", "some 200 people" (about),
+# "more or less", "higher education", "before long".
+_NOT_A_FLIP = re.compile(
+    r"(?:\bat\s+|\bthe\s+|\bfor\s+the\s+)most\b|\bmost\s+(?!of\b)[a-z]+(?<!s)\b|\bsome\s+\d|\bhigher\s+education|"
+    r"\bbefore\s+long\b|\bmay\s+be\b|\bcan\s+be\b|\bmany\s+of\s+whom\b|\bmost\s+likely\b|\boften\s+than\b",
+    re.I,
+)
+
+
+def flips(text: str, kind: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, word, replacement) for each word of ``kind`` (direction, relation, modality, quantifier)
+    in ``text`` that a one-word edit can turn into its opposite, the replacement in the word's case."""
+    blocked = [(m.start(), m.end()) for m in _NOT_A_FLIP.finditer(text)]
+    out = []
+    for m in _FLIP_RE[kind].finditer(text):
+        if any(a <= m.start() < b for a, b in blocked):
+            continue
+        word = m.group(1)
+        new = FLIPS[kind][" ".join(word.lower().split())]
+        if word[0].isupper():
+            new = new[0].upper() + new[1:]
+        out.append((m.start(), m.end(), word, new))
+    return out
+
+
+__all__ += ["FLIPS", "flips"]

@@ -30,16 +30,19 @@ from .mutate import (
     META,
     PRONOUN_START,
     Edit,
+    FLIP_CATEGORIES,
     Entity,
     apply,
     contains_word,
     ctx_text,
     date_edits,
     entities,
+    flip_edits,
     meaning_problem,
     mid_sentence_in,
     negate,
     number_edits,
+    role_edits,
     sentence_around,
     sentences,
 )
@@ -162,7 +165,19 @@ class _Builder:
             return self.negation_edits(ex, ctx, rng)
         if category == "unsupported_addition":
             return self.addition_edits(ex, ctx, rng)
+        if category in FLIP_CATEGORIES:
+            return self._outside_meta(ex.response, flip_edits(ex.response, FLIP_CATEGORIES[category], rng))
+        if category == "role_swap":
+            return self._outside_meta(ex.response, role_edits(ex.response, ctx, rng))
         raise InputError(category)
+
+    @staticmethod
+    def _outside_meta(response: str, found: Iterator[Edit]) -> Iterator[Edit]:
+        """Edits outside sentences that talk about the answer itself ("Based on the passages, ...")."""
+        for edit in found:
+            s, e = sentence_around(response, edit.start)
+            if not META.search(response[s:e]):
+                yield edit
 
     # ---- context edits
 
@@ -328,6 +343,11 @@ _NO_TARGET = {
     "entity_swap": "no capitalised name shared by the answer and the context with an unsupported donor name of the same kind",
     "negation": "no verb phrase whose polarity a local edit can flip",
     "unsupported_addition": "no donor sentence unrelated to the context",
+    "direction_flip": "no word of a direction (rose, fell, increased) to reverse",
+    "relation_flip": "no order or comparison word (before, larger, oldest) to reverse",
+    "modality_change": "no modal word (must, may, optional) to change",
+    "quantifier_widened": "no quantifier (some, most, often) to widen",
+    "role_swap": "no sentence naming two names of the same kind with a word between them",
 }
 
 

@@ -19,6 +19,11 @@ Category = Literal[
     "date_shift",
     "negation",
     "unsupported_addition",
+    "direction_flip",
+    "relation_flip",
+    "modality_change",
+    "quantifier_widened",
+    "role_swap",
     "buried_evidence",
     "contradictory_passages",
     "prompt_injection",
@@ -29,6 +34,7 @@ Kind = Literal["must_flag", "must_not_fool"]
 #: Categories whose only attack is a mutated answer that must be flagged.
 MUST_FLAG_CATEGORIES: tuple[Category, ...] = (
     "entity_swap", "number_swap", "date_shift", "negation", "unsupported_addition",
+    "direction_flip", "relation_flip", "modality_change", "quantifier_widened", "role_swap",
 )
 #: Every category, in report order.
 CATEGORIES: tuple[Category, ...] = MUST_FLAG_CATEGORIES + (

@@ -23,7 +23,7 @@ class Edit(NamedTuple):
     end: int
     original: str
     replacement: str
-    what: str  # "number" | "year" | "month" | "entity" | "negation" | "addition"
+    what: str  # "number" | "year" | "month" | "entity" | "negation" | "addition" | a flip kind | "roles"
 
 
 def ctx_text(context: str | list[str]) -> str:
@@ -457,6 +457,52 @@ def negate(response: str, s: int, e: int) -> Edit | None:
     return None
 
 
+# ---- word flips and swapped roles --------------------------------------------------------------
+
+#: The red-team category of each kind of word flip (``guardrail.text.lexicon.flips``).
+FLIP_CATEGORIES = {
+    "direction_flip": "direction",
+    "relation_flip": "relation",
+    "modality_change": "modality",
+    "quantifier_widened": "quantifier",
+}
+
+
+def flip_edits(response: str, kind: str, rng: random.Random) -> Iterator[Edit]:
+    """One closed-class word turned into its opposite ("rose" -> "fell", "before" -> "after", "may" -> "must",
+    "some" -> "all"), from the text layer's table, in a random order."""
+    from ...text.lexicon import flips
+
+    found = flips(response, kind)
+    rng.shuffle(found)
+    for s, e, word, new in found:
+        yield Edit(s, e, word, new, kind)
+
+
+_COORDINATED = re.compile(r"^\s*(?:,|and|or|&|/|-|\u2013|,\s*and)?\s*$")
+
+
+def role_edits(response: str, ctx: str, rng: random.Random) -> Iterator[Edit]:
+    """Two names of one sentence exchanged ("Ana hired Ben" -> "Ben hired Ana"): both in the context, of the
+    same kind, with a lower-case word between them (a verb or a preposition: not "Ana and Ben")."""
+    spans = sentences(response)
+    rng.shuffle(spans)
+    check = mid_sentence_in(ctx)
+    for s, e in spans:
+        names = [n for n in entities(response[s:e], allow_initial_single=check, context_text=ctx)
+                 if contains_word(ctx, n.text, case=True)]
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+                 if a.text != b.text and a.kind == b.kind and a.text not in b.text and b.text not in a.text]
+        rng.shuffle(pairs)
+        for a, b in pairs:
+            between = response[s + a.end : s + b.start]
+            if _COORDINATED.match(between) or not re.search(r"\b[a-z]{2,}\b", between):
+                continue
+            original = response[s + a.start : s + b.end]
+            yield Edit(s + a.start, s + b.end, original, b.text + between + a.text, "roles")
+            break
+
+
 # ---- meaning checks --------------------------------------------------------------------------
 
 
@@ -487,6 +533,13 @@ def meaning_problem(category: str, edit: Edit, response: str, ctx: str) -> str |
         os_, oe = sentence_around(response, edit.start)
         if len(_NEG_PARITY.findall(response[os_:oe])) % 2 == len(_NEG_PARITY.findall(mutated[ss:se])) % 2:
             return "the edit does not flip the sentence's negation"
+    elif edit.what in ("direction", "relation", "modality", "quantifier", "roles"):
+        ss, se = sentence_around(mutated, a)
+        if _norm(mutated[ss:se]) in _norm(ctx):
+            return "the edited sentence is in the context"
+        window = " ".join(mutated[max(ss, a - 40) : a].split()[-2:] + [mutated[a:b]] + mutated[b : min(se, b + 40)].split()[:2])
+        if edit.what != "roles" and _norm(window) in _norm(ctx):
+            return f"the context says {window!r} too"
     elif edit.what == "addition":
         added = edit.replacement.strip()
         if _norm(added) in _norm(ctx):

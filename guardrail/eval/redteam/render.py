@@ -8,18 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .models import AttackSuite, CategoryScore, RedteamResult
+from .models import MUST_FLAG_CATEGORIES, AttackSuite, CategoryScore, RedteamResult
 
 # ---------------------------------------------------------------------------------------------
 # Output
 # ---------------------------------------------------------------------------------------------
 
-_EXPECT = {
-    "entity_swap": "flagged",
-    "number_swap": "flagged",
-    "date_shift": "flagged",
-    "negation": "flagged",
-    "unsupported_addition": "flagged",
+_EXPECT = {cat: "flagged" for cat in MUST_FLAG_CATEGORIES} | {
     "buried_evidence": "both",
     "contradictory_passages": "not supported",
     "prompt_injection": "both",
