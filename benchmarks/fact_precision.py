@@ -83,7 +83,7 @@ def main() -> int:
                 per_task_abst[r.task_type] += 1
             for d in fc.differences:
                 strong = d.alignment is not None and d.alignment >= STRONG_ALIGNMENT
-                key = f"{d.slot}:{d.kind}" + (":strong" if strong else "")
+                key = f"{d.slot}:{d.kind}" + (":strong" if strong else ":site" if d.grade == "same_words" else "")
                 found[key] += 1
                 bad[key] += hallucinated
                 if len(examples[key]) < args.show:

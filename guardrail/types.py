@@ -176,6 +176,12 @@ class Difference(_Model):
         description="How closely the claim and the evidence sentence say the same thing apart from the differing slot "
         "(the smaller share of each side's words found in the other): a mismatch in a near-copy is a blatant one.",
     )
+    grade: Literal["near_copy", "same_words", "loose"] | None = Field(
+        default=None,
+        description="How the mismatch's confidence was graded: in a near-copy of the evidence sentence, on the very "
+        "words the evidence states the other way ('is not suitable for diving' / 'is suitable for diving') in a "
+        "looser paraphrase, or in a loose paraphrase (the kind's measured precision alone).",
+    )
 
 
 class ClaimVerdict(_Model):

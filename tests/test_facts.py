@@ -1265,3 +1265,47 @@ def test_a_person_who_did_not_say_is_no_abstention():
 
     assert lexicon.is_abstention("The recipe does not say how many people it serves.")
     assert not lexicon.is_abstention("The minister did not say whether taxes would rise.")
+
+
+# ----------------------------------------------------------------------------- the same words, the other way
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # a negation of the evidence dropped in a loose paraphrase: the very words "suitable for diving"
+    ("The Marlow pool, which is up to 2 metres deep, is suitable for diving.",
+     "The Marlow Leisure Centre pool is not suitable for diving, as its maximum depth is 2 metres.", "negation"),
+    ("The east ferry, run by a private firm since 2019, carries bicycles on weekday mornings.",
+     "Bicycles are welcome on the west ferry. The east ferry does not carry bicycles, its operator says.", "negation"),
+    # a change said of the very same things, the other way, where the sentences are otherwise far apart
+    ("The ministry has cut its funding for rural bus routes and school transport.",
+     '"We have protected school transport and we have raised our funding for rural bus routes," the minister said.',
+     "direction"),
+])
+def test_a_flip_of_the_very_words_the_evidence_states_is_found_in_a_loose_paraphrase(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert (slot, "mismatch") in found, fc
+    d = next(d for d in fc.differences if d.slot == slot)
+    assert d.confidence >= 0.5 and d.grade in ("same_words", "near_copy")
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("Goggles are required to enter the lab.", "You may not enter the lab unless you wear goggles."),
+    # "instead of" says what "don't" says
+    ("Highlight key points instead of copying everything from the book.", "Don't copy everything from the book."),
+    # the context also states the claim's way: no flip to report
+    ("The pool is suitable for diving at the deep end.",
+     "The learner pool is not suitable for diving. The main pool is suitable for diving at the deep end."),
+    # no subject before the negation: an aside, not the statement a claim flips
+    ("You can get rid of the smell with vinegar.", "While this won't get rid of the smell, vinegar helps."),
+])
+def test_the_same_words_stay_silent_where_they_are_not_flipped(claim, context):
+    _, fc = slots(claim, context)
+    assert not [d for d in fc.differences if d.grade == "same_words"], fc
+
+
+def test_a_superlative_is_read_in_the_clause_naming_the_ranked_thing():
+    context = ("Of the three lakes near Brenfield, Loch Arran is the deepest at 90 metres, while Lake Ossin is the "
+               "shallowest at 12 metres.")
+    assert ("comparison", "mismatch") in slots("Lake Ossin, at 12 metres, is the deepest of the three lakes.", context)[0]
+    assert ("comparison", "mismatch") not in slots("Lake Ossin, at 12 metres, is the shallowest of the lakes.", context)[0]
+    assert ("comparison", "mismatch") not in slots("Loch Arran is the deepest of the three lakes.", context)[0]
