@@ -2203,8 +2203,8 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
     lo, hi = sorted([m1, m2], key=lambda x: x.start)
     gap_e = a_text[lo.end:hi.start]
     between_e = _link_terms(gap_e)
-    if not (between_c & between_e):
-        return
+    if not (between_c & between_e) and not ({lexicon.action(t) for t in between_c} & {lexicon.action(t) for t in between_e}):
+        return  # no shared link, not even one action named by two verbs ("defeated" / "beat")
     passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I))
     passive_e = bool(re.search(r"\bby\b", a_text[lo.end:hi.start], re.I))
     same_order = m1.start < m2.start

@@ -1309,3 +1309,14 @@ def test_a_superlative_is_read_in_the_clause_naming_the_ranked_thing():
     assert ("comparison", "mismatch") in slots("Lake Ossin, at 12 metres, is the deepest of the three lakes.", context)[0]
     assert ("comparison", "mismatch") not in slots("Lake Ossin, at 12 metres, is the shallowest of the lakes.", context)[0]
     assert ("comparison", "mismatch") not in slots("Loch Arran is the deepest of the three lakes.", context)[0]
+
+
+@pytest.mark.parametrize("claim, context, swapped", [
+    ("Harlow Mills acquired Ventry Foods in 2019.", "In 2019, Ventry Foods bought Harlow Mills for $40 million.", True),
+    ("Harlow Mills was bought by Ventry Foods in 2019.", "In 2019, Ventry Foods purchased Harlow Mills.", False),
+    ("Tomas Reyes beat Ilya Serov in the final.", "Ilya Serov defeated Tomas Reyes in the final.", True),
+    ("Ilya Serov beat Tomas Reyes in the final.", "Ilya Serov defeated Tomas Reyes in the final.", False),
+])
+def test_roles_are_compared_across_verbs_of_one_action(claim, context, swapped):
+    found, fc = slots(claim, context)
+    assert (("role", "mismatch") in found) is swapped, fc

@@ -9,6 +9,7 @@ in a report than a named word ("claim says 'may', evidence says 'must not'").
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -493,3 +494,40 @@ def flips(text: str, kind: str) -> list[tuple[int, int, str, str]]:
 
 
 __all__ += ["FLIPS", "flips"]
+
+
+# ---- verbs of one action: who did it to whom is compared across them ----------------------------------------
+# "Morel defeated Ferris" and "Ferris beat Morel" name the same action with the roles swapped; a role check that
+# needs the same verb on both sides reads them as two different statements and lets the swap pass.
+_ACTIONS = {
+    "defeat": "beat beats beaten defeat defeats defeated overcame overcome edged trounced thrashed eliminated outplayed "
+              "outscored",
+    "hire": "hire hires hired employ employs employed recruit recruits recruited",
+    "acquire": "acquire acquires acquired buy buys bought purchase purchases purchased",
+    "replace": "replace replaces replaced succeed succeeds succeeded",
+    "criticise": "criticise criticises criticised criticize criticizes criticized condemn condemns condemned slam "
+                 "slams slammed blame blames blamed attack attacks attacked",
+    "sue": "sue sues sued",
+    "pay": "pay pays paid",
+    "sell": "sell sells sold",
+    "endorse": "endorse endorses endorsed back backs backed",
+    "interview": "interview interviews interviewed",
+    "teach": "teach teaches taught coach coaches coached mentor mentors mentored",
+}
+_ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}
+
+
+@functools.lru_cache(maxsize=1)
+def _action_of_stems() -> dict[str, str]:
+    from .terms import stem  # the words as the fact checks hold them ("acquired" -> "acquir")
+
+    return {stem(w): name for w, name in _ACTION_OF.items()} | _ACTION_OF
+
+
+def action(word: str) -> str:
+    """The action a verb or its stem names ("beat", "defeated", "acquir" -> "defeat", "acquire"), or the word itself
+    when it is not listed."""
+    return _action_of_stems().get(word.lower(), word.lower())
+
+
+__all__ += ["action"]
