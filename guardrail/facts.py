@@ -2077,7 +2077,9 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             who_text, what_text = clause[: mv.start()], clause[mv.end():]
             # The party is the words just before the verb ("... while captain Leo Brandt blamed"), not a
             # statement before it ("The deficit will narrow, the minister said" has its party after the verb).
-            who_text = re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
+            # A party set off by commas ("the transport lead, Mark Elwood, argued") is the last piece with words.
+            who_text = ([x for x in re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)
+                         if x.strip()] or [""])[-1]
             if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > 6 or re.search(r"[\"\u201c\u201d(]", who_text):
                 continue  # (a quotation's own words before its verb are no party: '"(The devil) is attempting')
         who = frozenset(_fold(t) for t, _ in terms_with_offsets(who_text))

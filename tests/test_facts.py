@@ -1320,3 +1320,14 @@ def test_a_superlative_is_read_in_the_clause_naming_the_ranked_thing():
 def test_roles_are_compared_across_verbs_of_one_action(claim, context, swapped):
     found, fc = slots(claim, context)
     assert (("role", "mismatch") in found) is swapped, fc
+
+
+def test_a_party_set_off_by_commas_still_speaks():
+    """'..., while the harbour master, Ruth Ames, argued ...': Ames speaks, so a view of the other party given to
+    her is a swap; before, her saying was dropped (no party in the empty piece before the verb) and it passed."""
+    context = ("Skipper Dan Hale said the new mooring fees would 'push small boats out of the harbour', while the "
+               "harbour master, Ruth Ames, argued the fees were needed to repair the breakwater.")
+    assert ("attribution", "mismatch") in slots(
+        "Ruth Ames warned that the new mooring fees would push small boats out of the harbour.", context)[0]
+    assert ("attribution", "mismatch") not in slots(
+        "Dan Hale warned that the new mooring fees would push small boats out of the harbour.", context)[0]
