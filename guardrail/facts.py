@@ -841,7 +841,11 @@ def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int
     if than:
         ref_text = re.split(r"[,;.]", claim[q.end + than.end():], maxsplit=1)[0]
         ref = {_fold(t) for t in content_terms(ref_text)}
-        subj = {_fold(t) for t in content_terms(claim[: q.start])} - ref
+        # "145 more in February than in January": the compared thing stands between the figure and "than";
+        # only when nothing does ("Basic costs $15 more than Pro") is it the claim's words before the figure,
+        # which a sentence's shared words ("the clinic saw") would otherwise tie to the first figure stated.
+        between = {_fold(t) for t in content_terms(claim[q.end: q.end + than.start()])} - ref - lexicon.ARITHMETIC_WORDING
+        subj = between or {_fold(t) for t in content_terms(claim[: q.start])} - ref
 
         def side(e: Quantity) -> int:
             words_ = {_fold(t) for t in content_terms(" ".join(local[id(e)]))}
@@ -3449,7 +3453,7 @@ _YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "work works run runs support s
                           "need needs compatible".split())
 #: Words that name the kind of figure an abstention says is missing, and the quantity kind that states it.
 _DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
-    "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget",
+    "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget money payment",
     "length": "length height tall distance far wide width deep depth", "time": "duration",
     "percent": "percentage rate share", "temperature": "temperature warm hot cold heated",
 }.items() for w in ws.split()}
