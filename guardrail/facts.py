@@ -995,8 +995,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     asked_qs = parse_quantities(asked) if asked else []
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
+    # Unless the evidence counts the same thing itself ("four villages" against the claim's "three villages").
     claim_qs = [q for q in claim_qs if not (q.is_word and 1 <= q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != "")
-                or any(math.isclose(q.magnitude, e.magnitude) for _, _, p in sents for e in p.quantities)]
+                or any(math.isclose(q.magnitude, e.magnitude) or e.dimension == q.dimension
+                       for _, _, p in sents for e in p.quantities)]
     # So is a figure in the case the claim sets up before its comma ("For a child weighing 20 kg, the dose is
     # 100 mg"; "If you earn $40,000, ..."): the claim's assumption, which the evidence need not state.
     case = _CASE.match(c.text)
@@ -3348,8 +3350,9 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     """A list compared with the context's list of the same things: an item put in the place of one the
     context lists ("Spain, Japan, Canada and Mexico qualified" where the four are Spain, Japan, Canada and
     Ghana, Mexico eliminated), or a part given as the whole ("its three members are A, B and C" where the
-    context names five)."""
-    if any(d.kind == "mismatch" for d in out.differences):
+    context names five). A count found wrong already ("four directors" against "six") does not stop it: the
+    list says which items are missing."""
+    if any(d.kind == "mismatch" and d.slot != "number" for d in out.differences):
         return
     c_items = _enumerated(claim, trim_last=True)
     if not c_items or len(c_items) < 2:
