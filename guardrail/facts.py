@@ -378,6 +378,8 @@ def check_facts(
         _piece_direction(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_flips(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _site_modality(claim, sents, out, conf)
     if max(best_score, with_figures) >= 0.5:
         _relations(claim, a_text, aligned_sent, out, conf)
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
@@ -432,7 +434,8 @@ def _grade(claim: str, c_terms: set[str], sents, out: FactCheck, conf) -> None:
         alignment = min(_coverage(c_terms, e_terms), _coverage(e_terms, c_terms)) if c_terms and e_terms else 0.0
         if d.slot == "negation":
             alignment = max(alignment, _flip_alignment(claim, span.text))
-        if alignment < STRONG_ALIGNMENT and d.slot in ("negation", "direction") and _same_site(claim, span.text, d.slot):
+        if alignment < STRONG_ALIGNMENT and d.slot in ("negation", "direction", "modality") \
+                and _same_site(claim, span.text, d.slot):
             # The very words of the evidence said the other way, in a looser paraphrase: a kind apart.
             confidence = conf.get(f"{d.slot}:site", UNMEASURED_PRIOR)
             out.differences[i] = d.model_copy(update={"alignment": round(alignment, 3), "confidence": confidence,
@@ -2062,6 +2065,10 @@ _ACCORDING = re.compile(r"\baccording\s+to\s+([^,;:]{2,60}),\s*", re.I)
 _NO_PARTY = frozenset({"it", "as", "was", "been", "be", "is", "also", "later", "widely", "previously"})
 
 
+_APPOSITION_PARTY = re.compile(r"\b(?:the|a|an|its|their|our|his|her)\s+(?:[\w'\u2019\-]+\s+){0,4}[a-z]+,\s*"
+                               r"([A-Z][\w.'\u2019\-]*(?:\s+[A-Z][\w.'\u2019\-]*){0,3}),\s*$")
+
+
 def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, str]]:
     """(who, what, start, end, who's words) for each clause of ``text`` that gives someone's statement
     or view: the party before a verb of saying, the words after it; or "According to X, ..."."""
@@ -2083,9 +2090,11 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             who_text, what_text = clause[: mv.start()], clause[mv.end():]
             # The party is the words just before the verb ("... while captain Leo Brandt blamed"), not a
             # statement before it ("The deficit will narrow, the minister said" has its party after the verb).
-            # A party set off by commas ("the transport lead, Mark Elwood, argued") is the last piece with words.
-            who_text = ([x for x in re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)
-                         if x.strip()] or [""])[-1]
+            # A name set off by commas after its role ("the council's transport lead, Mark Elwood, argued") is the
+            # party; any other empty piece before the verb names no one.
+            appos = _APPOSITION_PARTY.search(who_text)
+            who_text = appos.group(1) if appos else re.split(
+                r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
             if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > 6 or re.search(r"[\"\u201c\u201d(]", who_text):
                 continue  # (a quotation's own words before its verb are no party: '"(The devil) is attempting')
         who = frozenset(_fold(t) for t, _ in terms_with_offsets(who_text))
@@ -2420,6 +2429,9 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
         return  # "may not enter unless you wear goggles" is "goggles are required to enter"
     # "must" where the source says "should", "can" or "may": an overclaim.
     stronger = mc == "required" and me in ("recommended", "allowed")
+    if mc and me and mc != me and re.match(r"\s*(?:if|unless|when|provided)\b", e_text, re.I) \
+            and not re.search(r"\b(?:if|unless|when|provided)\b", claim, re.I):
+        mc = me = None  # "If you earn more than the limit, you cannot contribute": a case, not the rule the claim states
     if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
         if not ({mc, me} == {"forbidden", "discouraged"} and _imperative(e_text + " " + claim)):
             out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc),
@@ -2588,7 +2600,8 @@ _SITE_CUE = re.compile(r"\b(?:not|never|cannot|no\s+longer)\b|n['\u2019]t\b", re
 _NOT_A_CUE = re.compile(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|not\s+only|not\s+just|not\s+un\w+|"
                         r"not\s+in(?:frequent|expensive|significant|considerable)\w*|no\s+longer\s+than)\b", re.I)
 _SITE_GLUE = frozenset(stem(w) for w in "be been being get got become becomes became".split())
-_SITE_CONDITION = re.compile(r"\b(?:if|unless|whether|when|in\s+case)\b(?:(?!\bthen\b)[^,.;])*$", re.I)
+#: A condition anywhere before a cue in its sentence: "if you earn too much, you cannot contribute" is a case.
+_SITE_CONDITION = re.compile(r"\b(?:if|unless|whether|when|in\s+case|provided)\b", re.I)
 _SITE_LEN = 2
 
 
@@ -2607,7 +2620,8 @@ def _site_after(terms, pos: int, end: int) -> tuple[str, ...]:
 
 #: Words that deny what follows them without a "not": the affirmed side must have none before the site.
 _DENIES = re.compile(r"\b(?:no|without|nor|neither|lacks?|lacking|lack\s+of|absence\s+of|inability|unable|fail(?:s|ed)?|"
-                     r"instead\s+of|rather\s+than|avoid(?:s|ed|ing)?|refus(?:e|es|ed|ing)|never)\b", re.I)
+                     r"instead\s+of|rather\s+than|avoid(?:s|ed|ing)?|refus(?:e|es|ed|ing)|never|against|prevent(?:s|ed)?|"
+                     r"stop(?:s|ped)?|prohibit(?:s|ed)?|forbid(?:s|den)?|ban(?:s|ned)?)\b", re.I)
 
 
 def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
@@ -2621,6 +2635,8 @@ def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
         if _SITE_CONDITION.search(text[: m.start()]) or _UNLESS.search(text[m.end():]):
             continue  # "may not enter unless you wear goggles" is a condition, not a ban
         a, b = _piece_bounds(text, m.end())
+        if any(rank in (1, 2) for rank, _, _ in lexicon.quantifiers(text[a:m.start()])):
+            continue  # "Some people cannot be claimed": said of a part, which no claim about one case denies
         site = _site_after(p.terms, m.end(), b)
         subject = [t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE]
         if len(site) == _SITE_LEN and subject:
@@ -2637,8 +2653,9 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
             before = _NOT_A_CUE.sub(" ", p.text[a:q])
-            if not _SITE_CUE.search(before) and not _DENIES.search(before):
-                return True
+            if not _SITE_CUE.search(before) and not _DENIES.search(before) \
+                    and not re.search(r"\b(?:if|unless|when|whether|provided|as\s+long\s+as)\b", p.text[:q], re.I):
+                return True  # (a claim under a condition, "If they meet these rules, you can claim them", is another case)
     return False
 
 
@@ -2701,11 +2718,60 @@ def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
             return
 
 
+_MODAL_WORD = re.compile(
+    r"\b(?:must\s+not|may\s+not|cannot|can\s+not|should\s+not|must|may|can|should|shall|"
+    r"(?:is|are)\s+(?:required|obliged|allowed|permitted)\s+to|ha(?:s|ve)\s+to|needs?\s+to)\b", re.I)
+#: Words between a modal and the verb it governs ("may be asked to sign", "must be able to show").
+_MODAL_GLUE = frozenset(stem(w) for w in "be been asked allowed required expected able permitted also still".split())
+
+
+def _modal_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
+    """(subject, verb, object) a modal governs, its deontic class and its words, for each modal of ``p`` outside a
+    condition: "All visitors ... may be asked to sign a confidentiality agreement" -> (visitor, sign, confidential)."""
+    out = []
+    for m in _MODAL_WORD.finditer(p.text):
+        if _SITE_CONDITION.search(p.text[: m.start()]) or _UNLESS.search(p.text[m.end():]) \
+                or re.search(r"\b(?:may|might|could|would|will|can)\s+$", p.text[: m.start()], re.I):
+            continue  # "may have to sign" is read at its "may"
+        cls = lexicon.modality(m.group(0))
+        if cls is None:
+            continue
+        a, b = _piece_bounds(p.text, m.end())
+        site = tuple(t for t, q in p.terms if m.end() <= q < b and not t[0].isdigit()
+                     and t not in _SITE_GLUE and t not in _MODAL_GLUE)[:_SITE_LEN]
+        subject = [t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit()]
+        if len(site) == _SITE_LEN and subject:
+            out.append(((subject[-1],) + site, cls, m.group(0)))
+    return out
+
+
+def _site_modality(claim: str, sents, out: FactCheck, conf) -> None:
+    """A duty, a ban or a permission said of the very verb and object the evidence gives another one ("visitors
+    must sign a confidentiality agreement" against "visitors ... may be asked to sign a confidentiality
+    agreement"), however the rest is reworded; silent when any evidence sentence gives the claim's."""
+    mine = _modal_sites(_parse(claim))
+    if not mine:
+        return
+    theirs = [(s, site, cls, w) for _, s, p in sents for site, cls, w in _modal_sites(p)]
+    for site, cls, w in mine:
+        other = [(s, ecls, ew) for s, es, ecls, ew in theirs if es[1:] == site[1:] and ecls != cls
+                 and (frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and ecls in ("recommended", "allowed")))]
+        if other and not any(es[1:] == site[1:] and ecls == cls for _, es, ecls, _ in theirs):
+            s, ecls, ew = other[0]
+            out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls}) {' '.join(site[1:])}",
+                                              evidence_value=f"{ew} ({ecls}) {' '.join(site[1:])}",
+                                              evidence_span=_span(s), confidence=conf["modality"]))
+            return
+
+
 def _same_site(claim: str, e_text: str, slot: str) -> bool:
     """Is a negation or direction finding between these two a flip of the very same words (``_site_flips``)?"""
     c, e = _parse(claim), _parse(e_text)
     if slot == "negation":
         return any(_affirmed(c, site) and site not in _negated_sites(c) for site in _negated_sites(e))
+    if slot == "modality":
+        e_mod = _modal_sites(e)
+        return any(site[1:] == es[1:] and cls != ecls for site, cls, _ in _modal_sites(c) for es, ecls, _ in e_mod)
     if slot == "direction":
         e_dirs = _direction_sites(e)
         return any(site == es and d != ed for site, d, _ in _direction_sites(c) for es, ed, _ in e_dirs)

@@ -1340,3 +1340,26 @@ def test_a_small_count_word_is_checked_when_the_context_counts_the_same_thing():
     # a count the claim sets up for its own arithmetic stays a premise
     assert slots("Two adults and two children pay $46 in total.",
                  "Adult tickets cost $15 and child tickets $8.")[0] == []
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # a permission said as a duty, on the very verb and object the evidence governs
+    ("Guests at the Hollin hostel must show a passport at check-in.",
+     "All guests of the Hollin hostel may be asked to show a passport at check-in, and must pay in advance.", True),
+    ("Guests may be asked to show a passport at check-in.",
+     "All guests of the Hollin hostel may be asked to show a passport at check-in, and must pay in advance.", False),
+    # a conditional ban is a case, not the rule
+    ("You can contribute to the plan each year.",
+     "If you earn more than the limit, you cannot contribute to the plan.", False),
+])
+def test_a_modal_said_of_the_very_verb_and_object_the_evidence_governs(claim, context, flagged):
+    _, fc = slots(claim, context)
+    assert any(d.slot == "modality" and d.kind == "mismatch" for d in fc.differences) is flagged, fc
+
+
+def test_a_negation_said_of_a_part_or_a_claim_under_a_condition_is_no_flip():
+    assert not [d for d in slots("If your relative meets these tests, you can claim them as a dependent.",
+                                 "Some relatives cannot be claimed as a dependent.")[1].differences if d.grade == "same_words"]
+    assert not [d for d in slots("The guide warns against switching off the router during the update.",
+                                 "The router guide warns not to switch off the router during the update.")[1].differences
+                if d.grade == "same_words"]
