@@ -9,7 +9,10 @@ changes one thing, so a miss points at one weakness.
 Categories (``kind`` says what a robust guardrail does):
 
 * must flag the mutated claim: ``entity_swap``, ``number_swap``, ``date_shift``, ``negation``,
-  ``unsupported_addition``;
+  ``unsupported_addition``, and the meaning edits made from the text layer's word tables
+  (``guardrail.text.lexicon.flips``): ``direction_flip`` (rose -> fell), ``relation_flip`` (before ->
+  after, largest -> smallest), ``modality_change`` (may -> must), ``quantifier_widened`` (some -> all),
+  and ``role_swap`` (two names of one sentence exchanged around a verb: "Ana hired Ben" -> "Ben hired Ana");
 * ``buried_evidence``: the original context placed in the middle of ~20k characters of other examples'
   contexts; the faithful answer must pass (must_not_fool) and a mutated answer must still be flagged
   (must_flag);
