@@ -33,13 +33,16 @@ SHIPPED = Path(__file__).resolve().parent.parent / "guardrail" / "models" / "gro
 
 
 def _items() -> list[VerificationItem]:
-    """A supported claim, a contradicted one, one with no evidence window, and a repeat of the first
-    under another id (verdicts follow item order, by id, even when two claims read the same)."""
+    """A supported claim, a contradicted one, one with no evidence window, a repeat of the first under
+    another id (verdicts follow item order, by id, even when two claims read the same), and one the evidence
+    does not settle (a fast stage is unsure of it: the cascade and CoVe ask their LLM about it, whatever the
+    shipped model's confidence on the others)."""
     window = Window(evidence_id="wiki", start=0, end=len(EVIDENCE), text=EVIDENCE)
     claims = [("c1", "The Eiffel Tower is in Paris.", [window]),
               ("c2", "It was completed in 1925.", [window]),
               ("c3", "The tower is painted bright green.", []),
-              ("c4", "The Eiffel Tower is in Paris.", [window])]
+              ("c4", "The Eiffel Tower is in Paris.", [window]),
+              ("c5", "The tower is visited by millions each year.", [window])]
     return [VerificationItem(claim=Claim(id=cid, text=t, start=0, end=len(t)), windows=ws,
                              question="Tell me about the Eiffel Tower.") for cid, t, ws in claims]
 
