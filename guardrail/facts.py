@@ -2597,6 +2597,9 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
 # sentence is paraphrased; the whole-sentence alignment that grades other findings calls such a paraphrase
 # loose and lets the flip pass (measured on RAGTruth as a kind apart: ``negation:site``, ``direction:site``).
 _SITE_CUE = re.compile(r"\b(?:not|never|cannot|no\s+longer)\b|n['\u2019]t\b", re.I)
+#: "found no significant difference": a "no" before what it denies is a cue of the negated side only (the
+#: affirmed side is checked for every denying word, ``_DENIES``, which holds "no" already).
+_SITE_NO = re.compile(r"\bno\b(?!\s+(?:more|less|later|earlier|longer|fewer|matter|one|doubt)\b)", re.I)
 _NOT_A_CUE = re.compile(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|not\s+only|not\s+just|not\s+un\w+|"
                         r"not\s+in(?:frequent|expensive|significant|considerable)\w*|no\s+longer\s+than)\b", re.I)
 _SITE_GLUE = frozenset(stem(w) for w in "be been being get got become becomes became".split())
@@ -2631,7 +2634,7 @@ def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
     out: on RAGTruth those were nearly all instructions and asides, not the statement a claim flips."""
     text = _NOT_A_CUE.sub(lambda m: " " * len(m.group(0)), p.text)
     out = []
-    for m in _SITE_CUE.finditer(text):
+    for m in sorted([*_SITE_CUE.finditer(text), *_SITE_NO.finditer(text)], key=lambda x: x.start()):
         if _SITE_CONDITION.search(text[: m.start()]) or _UNLESS.search(text[m.end():]):
             continue  # "may not enter unless you wear goggles" is a condition, not a ban
         a, b = _piece_bounds(text, m.end())

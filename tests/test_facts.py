@@ -1363,3 +1363,27 @@ def test_a_negation_said_of_a_part_or_a_claim_under_a_condition_is_no_flip():
     assert not [d for d in slots("The guide warns against switching off the router during the update.",
                                  "The router guide warns not to switch off the router during the update.")[1].differences
                 if d.grade == "same_words"]
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # ISO codes before the figure are currencies, not counted things
+    ("The cabin rents for DKK 9,800 a week.", "The Skagen cabin rents for NOK 9,800 per week.", "currency"),
+    # "shortened" and "lengthened" move a value
+    ("Queues at the Brell crossing have lengthened by ten minutes.",
+     "Since the new lanes opened, queues at the Brell crossing have shortened from 25 minutes to 15.", "direction"),
+    # "found no ... difference" denied by "found a ... difference"
+    ("The audit found a significant gap in pay between the two sites.",
+     "A review by the Harrow Audit Office found no significant gap in pay between the Tilbury and Essex sites.",
+     "negation"),
+])
+def test_currency_codes_length_changes_and_a_denying_no(claim, context, slot):
+    found = slots(claim, context)[0]
+    # (a length change of the other sign may also be read as its figure: 10 is no change the context states)
+    assert (slot, "mismatch") in found or (slot == "direction" and ("number", "mismatch") in found), found
+
+
+def test_the_same_with_the_contexts_values_passes():
+    assert slots("The cabin rents for NOK 9,800 a week.", "The Skagen cabin rents for NOK 9,800 per week.")[0] == []
+    assert not [s for s, k in slots("The audit found no significant gap in pay between the two sites.",
+                                    "A review by the Harrow Audit Office found no significant gap in pay between the "
+                                    "Tilbury and Essex sites.")[0] if k == "mismatch"]

@@ -127,6 +127,8 @@ CURRENCIES: dict[str, str] = {
     "singapore dollars": "SGD", "sgd": "SGD",
     "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR",
     "cny": "CNY", "yuan": "CNY", "rmb": "CNY", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "kr": "SEK",
+    # ISO codes written before or after the figure ("NOK 14,500", "14,500 SEK")
+    **{code.lower(): code for code in "ZAR BRL MXN PLN CZK HUF KRW TRY ILS AED SAR THB".split()},
 }
 # "pounds" is money or weight; after a number with no other clue it is read as GBP money only when
 # the text around has a currency word (see _pounds_are_money).
@@ -177,7 +179,8 @@ def number_word_value(text: str) -> float | None:
     return total
 
 
-_CUR_PREFIX = r"(?P<cur>US\$|C\$|A\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY)\s?)?"
+_CUR_PREFIX = (r"(?P<cur>US\$|C\$|A\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|SEK|NOK|DKK|NZD|HKD|SGD|ZAR|BRL|MXN|"
+               r"PLN|CZK|HUF|KRW|TRY|ILS|AED|SAR|THB)\s?)?")
 _BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
           r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
           r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|beyond|in\s+excess\s+of|"
@@ -291,6 +294,7 @@ _POINTS = re.compile(r"\s*(?:percentage\s+)?points?\b", re.I)
 _OUT_OF = re.compile(r"\bout\s+of\s+$", re.I)
 _SCALE_NOUN = re.compile(r"\s*out\s+of\s+(?:\d+(?:\.\d+)?|five|ten|a\s+hundred)\s+([A-Za-z][A-Za-z'-]*)", re.I)
 _PER = re.compile(r"\s*(?:(?:per|a|an|each)\s+|/\s*)([A-Za-z]+)")
+_PER_AFTER_OF = re.compile(r"\s+of\s+(?:[\w\-']+\s+){1,3}?per\s+([A-Za-z]+)")
 
 
 _TIME_ORDER = ("second", "minute", "hour", "day", "week", "month", "year")
@@ -503,6 +507,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
             labelled = True
         per = _PER.match(text, unit_end)
+        if per is None and unit:
+            per = _PER_AFTER_OF.match(text, unit_end)  # "15 mg of the syrup per kg": the rate after what is measured
         if dim.startswith("count:") and not labelled and nxt is not None:
             per = _PER.match(text, nxt.end()) or per  # "1,000 requests per second": the rate follows the noun
         rate = None
