@@ -385,6 +385,7 @@ def check_facts(
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
         if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
             _swapped(claim, a_text, aligned_sent, out, conf)
+    _from_to_swapped(claim, sents, out, conf)
     _speaker(claim, sents, out, conf)
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
         _passive_agent(claim, c_names, sents, known, out, conf)
@@ -2375,6 +2376,34 @@ def _in_list(text: str, seq: list[tuple[str, int]], i: int) -> bool:
     left = sep(seq[i - 1][1], p) if i > 0 else ""
     right = sep(end, seq[i + 1][1]) if i + 1 < len(seq) else ""
     return bool(left and right) or "comma" in (left, right)
+
+
+def _from_to_swapped(claim: str, sents, out: FactCheck, conf) -> None:
+    """The two ends of a movement swapped ("heading from Phuket to Bangkok" where the flight heads from Bangkok to
+    Phuket), however the rest is reworded: the evidence sentence goes from the claim's end to its start and shares
+    two more words with the claim (the same movement), and no evidence sentence goes the claim's way."""
+    if any(d.slot == "role" for d in out.differences):
+        return
+    m = _FROM_TO.search(claim)
+    if m is None:
+        return
+    fc = [{_fold(t) for t in content_terms(g)} for g in m.groups()]
+    if not fc[0] or not fc[1] or fc[0] & fc[1]:
+        return
+    rest = {_fold(t) for t in content_terms(claim[: m.start()] + " " + claim[m.end():])} - fc[0] - fc[1]
+    hit = None
+    for _, s, p in sents:
+        for me in _FROM_TO.finditer(p.text):
+            fe = [{_fold(t) for t in content_terms(g)} for g in me.groups()]
+            if fc[0] & fe[0] and fc[1] & fe[1]:
+                return  # the context goes the claim's way too
+            if fc[0] & fe[1] and fc[1] & fe[0] and not (fc[0] & fe[0]) and hit is None \
+                    and len(rest & {_fold(t) for t in content_terms(p.text)}) >= 2:
+                hit = (s, p.text, me)
+    if hit is not None:
+        s, text, me = hit
+        out.differences.append(Difference(slot="role", claim_value=m.group(0), evidence_value=me.group(0),
+                                          evidence_span=_span(s, me.start(), me.end()), confidence=conf["role"]))
 
 
 def _add_role(claim: str, e_text: str, sent, a_text: str, out: FactCheck, conf) -> None:

@@ -1387,3 +1387,11 @@ def test_the_same_with_the_contexts_values_passes():
     assert not [s for s, k in slots("The audit found no significant gap in pay between the two sites.",
                                     "A review by the Harrow Audit Office found no significant gap in pay between the "
                                     "Tilbury and Essex sites.")[0] if k == "mismatch"]
+
+
+def test_the_two_ends_of_a_movement_swapped_in_a_loose_paraphrase():
+    context = "The new Coastliner sleeper service departs nightly at 22:10, running from Inverness to Penzance."
+    assert ("role", "mismatch") in slots("The sleeper departs at 22:10, running from Penzance to Inverness.", context)[0]
+    assert ("role", "mismatch") not in slots("The sleeper departs at 22:10, running from Inverness to Penzance.", context)[0]
+    both = context + " A second train runs from Penzance to Inverness each morning."
+    assert ("role", "mismatch") not in slots("The sleeper departs at 22:10, running from Penzance to Inverness.", both)[0]
