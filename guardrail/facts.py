@@ -380,6 +380,8 @@ def check_facts(
         _site_flips(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_modality(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _site_quantifier(claim, sents, out, conf)
     if max(best_score, with_figures) >= 0.5:
         _relations(claim, a_text, aligned_sent, out, conf)
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
@@ -2793,6 +2795,35 @@ def _site_modality(claim: str, sents, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls}) {' '.join(site[1:])}",
                                               evidence_value=f"{ew} ({ecls}) {' '.join(site[1:])}",
                                               evidence_span=_span(s), confidence=conf["modality"]))
+            return
+
+
+def _quantifier_sites(p: _Parsed) -> list[tuple[str, int, str]]:
+    """(the word a quantifier bears on, its rank, the quantifier) for each quantifier of ``p``: "some customers"
+    -> (customer, 1), "is always busy" -> (busy, 3). Ranks as ``lexicon.quantifiers`` (0 none ... 3 all)."""
+    out = []
+    for rank, a, b in lexicon.quantifiers(p.text):
+        if rank == 0:
+            continue
+        nxt = next((t for t, q in p.terms if b <= q < b + 40 and not t[0].isdigit() and t not in _SITE_GLUE), None)
+        if nxt is not None and not re.match(r"\s*(?:of\s+(?:the\s+)?)?\d", p.text[b:]):
+            out.append((nxt, rank, p.text[a:b]))
+    return out
+
+
+def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
+    """A part said of the whole on the very word the evidence quantifies ("all customers praised" against "some
+    customers praised"; "is always busy" against "is often busy"); silent when the evidence also says as much."""
+    mine = [x for x in _quantifier_sites(_parse(claim)) if x[1] == 3]
+    if not mine:
+        return
+    theirs = [(s, w, r, q) for _, s, p in sents for w, r, q in _quantifier_sites(p)]
+    for w, rank, q in mine:
+        lower = [(s, r, eq) for s, ew, r, eq in theirs if ew == w and r < rank]
+        if lower and not any(ew == w and r >= rank for _, ew, r, _ in theirs):
+            s, _, eq = lower[0]
+            out.differences.append(Difference(slot="quantifier", claim_value=f"{q} {w}", evidence_value=f"{eq} {w}",
+                                              evidence_span=_span(s), confidence=conf["quantifier"]))
             return
 
 

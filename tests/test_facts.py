@@ -1395,3 +1395,13 @@ def test_the_two_ends_of_a_movement_swapped_in_a_loose_paraphrase():
     assert ("role", "mismatch") not in slots("The sleeper departs at 22:10, running from Inverness to Penzance.", context)[0]
     both = context + " A second train runs from Penzance to Inverness each morning."
     assert ("role", "mismatch") not in slots("The sleeper departs at 22:10, running from Penzance to Inverness.", both)[0]
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    ("All tenants have complained about the heating.", "Some tenants have complained about the heating since May.", True),
+    ("The ferry is always late on Sundays.", "The ferry is often late on Sundays.", True),
+    ("Some tenants have complained about the heating.", "Some tenants have complained about the heating since May.", False),
+    ("All tenants must register.", "All tenants must register; some tenants also pay a deposit.", False),
+])
+def test_a_part_said_of_the_whole_on_the_word_the_evidence_quantifies(claim, context, flagged):
+    assert (("quantifier", "mismatch") in slots(claim, context)[0]) is flagged
