@@ -43,7 +43,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times
 from .text.names import Name, clauses, name_tokens, names, words
-from .text.quantities import Quantity, parse_quantities, same_value
+from .text.quantities import UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -479,7 +479,17 @@ _MEASURE_LABELS = frozenset(stem(w) for w in "age weight height length width dep
                             "temperature speed altitude elevation area volume capacity salary wage rent".split())
 
 
+def _other_rate(q: Quantity, e: Quantity) -> bool:
+    """Both figures are rates per a unit of one dimension, and not the same unit ("per pound" / "per kg")."""
+    if not (q.rate and e.rate) or q.rate == e.rate or q.rate not in UNITS or e.rate not in UNITS:
+        return False
+    (qd, qf), (ed, ef) = UNITS[q.rate], UNITS[e.rate]
+    return qd == ed and not math.isclose(qf, ef)
+
+
 def _equivalent(q: Quantity, e: Quantity) -> bool:
+    if _other_rate(q, e):
+        return False  # "15 mg per pound" is not "15 mg per kg"
     if q.is_word and 0 < q.magnitude < 1 and e.kind == "percent":
         return same_value(_scaled(q, 100), e)
     if q.dimension.startswith("currency") or e.dimension.startswith("currency"):
@@ -1215,6 +1225,8 @@ def _slot(q: Quantity, e: Quantity) -> str | None:
         return "number" if q.dimension == e.dimension else "currency"
     if {q.kind, e.kind} == {"percent", "points"}:
         return "percent_points" if same_mag else None
+    if same_mag and q.unit.lower() == e.unit.lower() and q.dimension == e.dimension and _other_rate(q, e):
+        return "unit"  # "15 mg per pound" against "15 mg per kg": the same figure per another unit
     if same_mag and q.dimension and e.dimension and q.kind == e.kind and q.unit.lower() != e.unit.lower():
         return "unit"
     if same_mag and q.dimension and e.dimension and q.kind != e.kind and "count" not in (q.kind, e.kind):

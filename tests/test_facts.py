@@ -1405,3 +1405,9 @@ def test_the_two_ends_of_a_movement_swapped_in_a_loose_paraphrase():
 ])
 def test_a_part_said_of_the_whole_on_the_word_the_evidence_quantifies(claim, context, flagged):
     assert (("quantifier", "mismatch") in slots(claim, context)[0]) is flagged
+
+
+def test_a_rate_per_another_unit_of_the_same_dimension_is_a_unit_mismatch():
+    context = "Dose: 10 mg per kg of body weight, twice a day."
+    assert ("unit", "mismatch") in slots("Give 10 mg of the syrup per pound of body weight.", context)[0]
+    assert slots("Give 10 mg of the syrup per kilogram of body weight.", context)[0] == []

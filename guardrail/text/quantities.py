@@ -518,6 +518,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
             if not (by_article and dim == "time") or _longer(per.group(1).lower(), unit):
                 # "seven days a week", "8 hours a day": how often, not how long; "2 hours a patient" stays a duration
                 rate = per.group(1).lower()
+        elif per and per.group(1).lower() in ("pound", "pounds") and not dim.startswith("currency"):
+            rate = "lb"  # "15 mg per pound" (of body weight): a mass; a price per pound is a price per lb too
         bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
         bound = _BOUND_KIND.get(bound_raw)
         if bound_raw == "up to" and _ADDS_UP.search(text[max(0, m.start() - 12):m.start()]):
