@@ -2738,8 +2738,6 @@ def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
     c = _parse(claim)
     c_neg = set(_negated_sites(c))
     c_dirs = _direction_sites(c)
-    if not c_dirs and not re.search(r"[a-z]", claim):
-        return
     parsed = [(s, p) for _, s, p in sents]
     e_neg = [(s, p, site) for s, p in parsed for site in _negated_sites(p)]
     for s, p, site in e_neg:  # the evidence negates what the claim affirms
