@@ -2641,10 +2641,8 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
 # loose and lets the flip pass (measured on RAGTruth as a kind apart: ``negation:site``, ``direction:site``).
 _SITE_CUE = re.compile(r"\b(?:not|never|cannot|no\s+longer)\b|n['\u2019]t\b", re.I)
 #: "found no significant difference": a "no" before what it denies is a cue of the negated side only (the
-#: affirmed side is checked for every denying word, ``_DENIES``, which holds "no" already).
+#: affirmed side is checked for every denying word, ``lexicon.DENYING``, which holds "no" already).
 _SITE_NO = re.compile(r"\bno\b(?!\s+(?:more|less|later|earlier|longer|fewer|matter|one|doubt)\b)", re.I)
-_NOT_A_CUE = re.compile(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|not\s+only|not\s+just|not\s+un\w+|"
-                        r"not\s+in(?:frequent|expensive|significant|considerable)\w*|no\s+longer\s+than)\b", re.I)
 _SITE_GLUE = frozenset(stem(w) for w in "be been being get got become becomes became".split())
 #: A condition anywhere before a cue in its sentence: "if you earn too much, you cannot contribute" is a case.
 _SITE_CONDITION = re.compile(r"\b(?:if|unless|whether|when|in\s+case|provided)\b", re.I)
@@ -2664,10 +2662,6 @@ def _site_after(terms, pos: int, end: int) -> tuple[str, ...]:
     return tuple(t for t, q in terms if pos <= q < end and not t[0].isdigit() and t not in _SITE_GLUE)[:_SITE_LEN]
 
 
-#: Words that deny what follows them without a "not": the affirmed side must have none before the site.
-_DENIES = re.compile(r"\b(?:no|without|nor|neither|lacks?|lacking|lack\s+of|absence\s+of|inability|unable|fail(?:s|ed)?|"
-                     r"instead\s+of|rather\s+than|avoid(?:s|ed|ing)?|refus(?:e|es|ed|ing)|never|against|prevent(?:s|ed)?|"
-                     r"stop(?:s|ped)?|prohibit(?:s|ed)?|forbid(?:s|den)?|ban(?:s|ned)?)\b", re.I)
 
 
 def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
@@ -2675,7 +2669,7 @@ def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
     in its piece (what the sentence is about: "the pool is not suitable for diving") and the next two after
     it. A negation with no such subject ("this won't get rid of the smell", "you cannot open one") is left
     out: on RAGTruth those were nearly all instructions and asides, not the statement a claim flips."""
-    text = _NOT_A_CUE.sub(lambda m: " " * len(m.group(0)), p.text)
+    text = lexicon.without_non_negations(p.text)
     out = []
     for m in sorted([*_SITE_CUE.finditer(text), *_SITE_NO.finditer(text)], key=lambda x: x.start()):
         if _SITE_CONDITION.search(text[: m.start()]) or _UNLESS.search(text[m.end():]):
@@ -2698,8 +2692,8 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
         if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject for t, _ in seq[:i]):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
-            before = _NOT_A_CUE.sub(" ", p.text[a:q])
-            if not _SITE_CUE.search(before) and not _DENIES.search(before) \
+            before = lexicon.without_non_negations(p.text[a:q])
+            if not lexicon.DENYING.search(before) \
                     and not re.search(r"\b(?:if|unless|when|whether|provided|as\s+long\s+as)\b", p.text[:q], re.I):
                 return True  # (a claim under a condition, "If they meet these rules, you can claim them", is another case)
     return False
@@ -2891,11 +2885,8 @@ def _modal_on_shared(text: str, shared: set[str]) -> bool:
 def _negates_shared(text: str, shared: set[str]) -> bool:
     """Does the negation of ``text`` bear on a word both sides share ("does not include" / "includes"), outside
     a condition ("if your laptop has no HDMI port")? A negation elsewhere is another statement."""
-    low = text.lower()
-    # Not negations: "whether or not", "believe it or not", "not only", "no more than", and litotes ("not
-    # unreasonable" says it is reasonable).
-    low = re.sub(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|not\s+only|no\s+later\s+than|no\s+more\s+than|"
-                 r"no\s+less\s+than|not\s+un\w+|not\s+in(?:frequent|expensive|significant|considerable)\w*)\b", " ", low)
+    # Not negations: "whether or not", "not only", "no more than" and litotes (the text layer's one list).
+    low = lexicon.without_non_negations(text).lower()
     for m in re.finditer(r"\b(?:not|no|never|none|cannot|without|neither|nor|excluded|excludes|exclude|lacks|lacked|lack)\b"
                          r"|n['\u2019]t\b", low):
         # A condition ends at punctuation or at its "then": "if it is a monotone then your phone is not tapped".

@@ -38,8 +38,22 @@ _NEGATION = re.compile(
 )
 
 
-_NOT_A_NEGATION = re.compile(r"\b(?:whether\s+or\s+not|if\s+not|not\s+only|no\s+matter|no\s+later\s+than|"
-                             r"no\s+more\s+than|no\s+less\s+than|not\s+more\s+than|not\s+less\s+than)\b", re.I)
+# Not polarity: "whether or not", "believe it or not", "not only", bounds ("no later than"), and litotes ("not
+# unreasonable", "not inexpensive" say it is reasonable, expensive).
+_NOT_A_NEGATION = re.compile(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|if\s+not|not\s+only|not\s+just|"
+                             r"no\s+matter|no\s+later\s+than|no\s+(?:more|less|longer)\s+than|not\s+(?:more|less)\s+than|"
+                             r"not\s+un\w+|not\s+in(?:frequent|expensive|significant|considerable)\w*)\b", re.I)
+#: Words that deny what follows them, with or without a "not" ("found no ...", "warns against ...", "instead of
+#: copying"): a statement with one of these before its words does not affirm them.
+DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lacks?|lacking|lack\s+of|absence\s+of|inability|"
+                     r"unable|fail(?:s|ed)?|instead\s+of|rather\s+than|avoid(?:s|ed|ing)?|refus(?:e|es|ed|ing)|against|"
+                     r"prevent(?:s|ed)?|stop(?:s|ped)?|prohibit(?:s|ed)?|forbid(?:s|den)?|ban(?:s|ned)?)\b|n['\u2019]t\b", re.I)
+
+
+def without_non_negations(text: str) -> str:
+    """``text`` with the phrases that look like negations but are not ("whether or not", "not only", "no more
+    than", "not unreasonable") blanked out, every offset kept."""
+    return _NOT_A_NEGATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def negation_cues(text: str) -> list[str]:
@@ -494,7 +508,7 @@ def flips(text: str, kind: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-__all__ += ["FLIPS", "flips"]
+__all__ += ["FLIPS", "flips", "DENYING", "without_non_negations"]
 
 
 # ---- verbs of one action: who did it to whom is compared across them ----------------------------------------
