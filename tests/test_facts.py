@@ -1411,3 +1411,81 @@ def test_a_rate_per_another_unit_of_the_same_dimension_is_a_unit_mismatch():
     context = "Dose: 10 mg per kg of body weight, twice a day."
     assert ("unit", "mismatch") in slots("Give 10 mg of the syrup per pound of body weight.", context)[0]
     assert slots("Give 10 mg of the syrup per kilogram of body weight.", context)[0] == []
+
+
+# -- session 14: kinds a blind batch showed passing (cases written here, not the batch's) ----------------------
+@pytest.mark.parametrize("claim, context, slot", [
+    # the same two words after another name the context also names
+    ("Lina Ortiz won the sprint in Lyon.", "Marta Keel won the sprint in Lyon. Lina Ortiz finished fourth.", "moved"),
+    # a superlative the context gives the name the other way, the claim adding words from another sentence
+    ("Mount Harl, first climbed in 1921, is the lowest peak of the range and is popular with families.",
+     "First climbed in 1921, Mount Harl is the highest peak of the range, while Brenn Tor is the lowest. "
+     "Families like its gentle south path.", "comparison"),
+    # order told with "after X, Y" against "Y before X", a verb of one action on each side
+    ("The museum relocated its archive to Derby before it finished the renovation of the east wing.",
+     "The museum finished the renovation of the east wing in June. After the renovation ended, the museum moved "
+     "its archive to Derby.", "comparison"),
+    ("First rinse the filter under the tap, then switch off the pump.",
+     "Switch off the pump at least 10 minutes before cleaning, then rinse the filter under the tap.", "comparison"),
+    # roles: a passive with an aside between the names; a common-noun party, a verb in another tense
+    ("Halden Bank acquired Pryce Capital for $40 million.",
+     "Halden Bank, a regional lender with 30 branches, has been acquired by the far larger Pryce Capital for $40 million.",
+     "role"),
+    ("Westmoor Builders is suing the school board over the unpaid invoices.",
+     "The school board has sued Westmoor Builders over the unpaid invoices.", "role"),
+    # a view given to the party beside the one who voiced it, each set off by commas
+    ("Coach Ian Price said the pitch was too wet to play on.",
+     "Ian Price, who coaches the visitors, said his side had played well. The referee, Sam Noor, argued that the "
+     "pitch was too wet to play on.", "attribution"),
+    # a figure that belongs to another verb of the sentence
+    ("The clinic hired 4 new nurses last year.",
+     "Last year the clinic hired 11 new nurses and lost 4 experienced ones, leaving 60 on staff.", "moved"),
+    # an old value given as current
+    ("The Vela kettle costs $89.", "The Vela kettle launched at $89. In May the maker cut the price to $74.", "superseded"),
+    ("The pharmacy is open until 9 pm.",
+     "The pharmacy previously stayed open until 9 pm. From 3 March, it closes at 7 pm on weekdays.", "superseded"),
+    # a duty made optional; a ban weakened to advice; an allowed act banned by an instruction
+    ("Wearing a helmet on the trail is optional.", "All riders must wear a helmet on the trail.", "modality"),
+    ("You should try to avoid lifting heavy objects for a week after surgery.",
+     "Patients must not lift heavy objects for a week after surgery.", "modality"),
+    ("Don't shower or swim for two days after the tattoo.",
+     "Avoid swimming for two days after the tattoo, although you can shower as usual.", "modality"),
+    # a partial list given as complete, the context's list after "provide"
+    ("Applicants only need to send two things: a CV and a cover letter.",
+     "Applicants must send a CV, a cover letter and two references.", "list_incomplete"),
+])
+def test_session14_kinds_are_named(claim, context, slot):
+    found, fc = slots(claim, context)
+    assert slot in [s for s, k in found if k == "mismatch"], found
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a sum over some of the figures of its kind ("three days" counts the operands that follow)
+    ("The course totals 9 hours across Tuesday, Thursday and Saturday.",
+     "The course runs on three days: Tuesday for 3 hours, Thursday for 2 hours and Saturday for 4 hours."),
+    # a year told relative to another
+    ("Profit was $3 million in 2021, up from $2 million in 2020.", "Profit reached $3 million in 2021, up from $2 million the year before."),
+    # a release number is a label, not a count
+    ("Atlas 2.5 ships in June.", "Version 2.5 of Atlas ships in June."),
+    # a closure to some vehicles is a ban on them
+    ("Lorries are banned from the bridge during repairs.", "The bridge will be closed to lorries during repairs."),
+    # "until 6 pm" bounds the day; the value is current
+    ("The library is open until 6 pm.", "The library is open from 9 am until 6 pm."),
+    # the order as stated, a time span before an appointment not taken for a step order
+    ("Apply the gel 30 minutes before the scan, then cover it with a dressing.",
+     "Apply the gel 30 minutes before the scan, then cover it with a dressing."),
+])
+def test_session14_faithful_rewordings_pass(claim, context):
+    found, _ = slots(claim, context)
+    assert not [s for s, k in found if k == "mismatch"], found
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("The notice doesn't say how long the market stays open, so I can't give you the closing time.",
+     "The night market opens at 6 pm. The market closes four hours after opening, and stalls must be cleared by 11 pm."),
+    ("The label explains how to store the syrup but does not say how long it keeps once opened.",
+     "Store below 25°C. Once opened, the syrup keeps for 14 days."),
+])
+def test_session14_false_abstentions_are_flagged(claim, context):
+    found, fc = slots(claim, context)
+    assert fc.abstention and ("false_abstention", "mismatch") in found, found

@@ -63,6 +63,18 @@ def test_length_batches_cover_every_row_once():
     assert spread < 20  # similar lengths share a batch: less padding
 
 
+def test_length_batches_keep_an_edit_with_its_original():
+    rows = [{"i": i} for i in range(600)]
+    for k in range(0, 200, 2):  # 100 pairs: an edit and its original, adjacent in the mix as ``edits --paired`` writes
+        rows[k]["pair"] = rows[k + 1]["pair"] = f"p{k}"
+    lengths = [(i * 53) % 110 for i in range(600)]
+    batches = nli.length_batches(rows, 32, seed=3, lengths=lengths)
+    assert sorted(i for b in batches for i in b) == list(range(600))
+    home = {i: n for n, b in enumerate(batches) for i in b}
+    assert all(home[k] == home[k + 1] for k in range(0, 200, 2))
+    assert all(len(b) <= 33 for b in batches)
+
+
 def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
     """--init-from: one step from the base encoder, then one step from that run's weights (not the base)."""
     torch = __import__("pytest").importorskip("torch")

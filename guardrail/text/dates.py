@@ -164,7 +164,7 @@ def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
 
 
 _TIME = re.compile(
-    r"\b(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
+    r"\b(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])"
     r"|\b(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)\b(?!\s*(?:a\.?m|p\.?m))"
     r"|\b(?P<word>noon|midday|midnight)\b",
     re.I,

@@ -73,7 +73,8 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
     ("forbidden", re.compile(
         r"\b(?:must\s+not|mustn['\u2019]t|may\s+not|cannot|can\s+not|can['\u2019]t|shall\s+not|are\s+not\s+allowed|"
         r"is\s+not\s+allowed|not\s+(?:be\s+)?(?:allowed|permitted)|(?:is|are)\s+(?:prohibited|forbidden|banned)|"
-        r"prohibit\w*|forbid\w*|do\s+not|don['\u2019]t|never)\b", re.I)),
+        r"prohibit\w*|forbid\w*|do\s+not|don['\u2019]t|never|(?:is|are|be|been|remains?)\s+(?:closed|shut|off[- ]limits)\s+to|"
+        r"(?:is|are|be|been)\s+barred)\b", re.I)),
     ("optional", re.compile(
         r"\b(?:optional|not\s+(?:required|mandatory|obligatory|compulsory)|need\s+not|needn['\u2019]t|"
         r"do(?:es)?\s+not\s+(?:have|need)\s+to|(?:are|is)\s+not\s+obliged|voluntary|"
@@ -138,7 +139,8 @@ def direction(text: str) -> str | None:
 #: the arithmetic's wording, not content the context must state. Nouns of a thing counted or priced are
 #: not here: "journey" is (a duration is a journey's), "Wi-Fi" is not.
 ARITHMETIC_WORDING = frozenset("""
-total totals totalled altogether combined overall sum together all in pay pays paid paying cost costs costing spend
+total totals totalled altogether combined overall sum together all in across pay pays paid paying cost costs costing spend
+sale sales sold sell sells selling
 spends spent price prices purchase purchased charge charged earn earns earned save saves saved saving savings
 difference differ more less fewer extra additional greater larger bigger smaller cheaper dearer gain gained loss lost
 profit increase increased decrease decreased rise rose risen fall fell fallen grew grow grown drop dropped up down
@@ -341,7 +343,17 @@ _ABSTAIN = re.compile(
     r"|(?:unable|impossible)\s+to\s+(?:determine|tell|say|find|confirm)"
     r"|no\s+(?:information|details?|data)\s+(?:is|are|was|were)?\s*(?:given|provided|available)?\s*(?:about|on|regarding|as\s+to)"
     r"|(?:does|do)\s+not\s+(?:appear|seem)\s+to\s+(?:be\s+)?(?:mention|state|specif|provid|includ)\w*"
-    r"|(?:the\s+)?(?:answer|information)\s+(?:is|was)\s+not\s+(?:in|available|provided|found))",
+    r"|(?:the\s+)?(?:answer|information)\s+(?:is|was)\s+not\s+(?:in|available|provided|found)"
+    # "The release notes for patch 3.8.1 don't say ...": the source and what it is of, then the denial.
+    r"|\b(?:documents?|texts?|passages?|sources?|articles?|reports?|notes|leaflet|label|guide|manual|page|website|"
+    r"policy|notice|brochure|listing|description|announcement|statement|schedule|timetable|menu|minutes)\s+"
+    r"(?:for|of|on|from|about|to)\s+(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){1,40}?\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
+    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include)"
+    # "The leaflet explains how to store the drops but doesn't say how long ...": the source named first.
+    r"|(?<![\w-])(?:documents?|context|texts?|passages?|sources?|articles?|reports?|leaflet|label|guide|manual|page|"
+    r"website|policy|notice|brochure|listing|description|announcement|statement|email|letter|schedule|timetable)"
+    r"\b[^.;:!?\n]{1,120}?\b(?:but|yet|though|although)\s+(?:it\s+|they\s+)?(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
+    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include))",
     re.IGNORECASE,
 )
 
@@ -371,6 +383,10 @@ def abstention_topic(text: str) -> str:
         return len(re.findall(r"[A-Za-z]{3,}", _SOURCE_WORDS.sub(" ", part)))
 
     topic = after if weight(after) >= weight(before) else before
+    if topic is after:
+        # "... how long the course stays open, so I can't tell you the time limit": the topic ends with its clause.
+        topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore)\b|;|\s+so\s+(?:i|we)\b", topic, maxsplit=1,
+                         flags=re.I)[0]
     # "... the starting location of the marathon in the provided documents": the sources are not the topic.
     return _SOURCE_TAIL.sub("", topic).strip(" .,:;")
 
@@ -517,16 +533,17 @@ __all__ += ["FLIPS", "flips", "DENYING", "without_non_negations"]
 _ACTIONS = {
     "defeat": "beat beats beaten defeat defeats defeated overcame overcome edged trounced thrashed eliminated outplayed "
               "outscored",
-    "hire": "hire hires hired employ employs employed recruit recruits recruited",
-    "acquire": "acquire acquires acquired buy buys bought purchase purchases purchased",
+    "hire": "hire hires hired hiring employ employs employed employing recruit recruits recruited recruiting",
+    "acquire": "acquire acquires acquired acquiring buy buys bought buying purchase purchases purchased purchasing",
     "replace": "replace replaces replaced succeed succeeds succeeded",
     "criticise": "criticise criticises criticised criticize criticizes criticized condemn condemns condemned slam "
                  "slams slammed blame blames blamed attack attacks attacked",
-    "sue": "sue sues sued",
-    "pay": "pay pays paid",
-    "sell": "sell sells sold",
+    "sue": "sue sues sued suing",
+    "pay": "pay pays paid paying",
+    "sell": "sell sells sold selling",
     "endorse": "endorse endorses endorsed back backs backed",
-    "interview": "interview interviews interviewed",
+    "interview": "interview interviews interviewed interviewing",
+    "move": "move moves moved moving relocate relocates relocated relocating",
     "teach": "teach teaches taught coach coaches coached mentor mentors mentored",
 }
 _ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}

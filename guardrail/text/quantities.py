@@ -291,6 +291,13 @@ _AMPM = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.)\b", re.I)
 _SPACE_WORD = re.compile(r"\s+([A-Za-z]+)")
 _POINTS = re.compile(r"\s*(?:percentage\s+)?points?\b", re.I)
 #: "out of" right before a number: a denominator; right after one, the noun after the denominator is what it counts.
+#: A release named by its number: "version 4.0", "v2", "Mark 3", "firmware 1.2"; and a dotted number after a
+#: capitalised word that is not a sentence's first ("Pathfinder 4.0 launches").
+_VERSION_BEFORE = re.compile(r"\b(?:version|ver\.?|v\.?|release|edition|generation|gen|mark|mk|firmware|build|"
+                             r"revision|rev\.?|patch)\s*$", re.I)
+_NAME_BEFORE = re.compile(r"(?:[a-z,;:]\s+|^(?!(?:About|Around|Nearly|Almost|Over|Under|Only|Just|Some|Roughly|Approximately|"
+                          r"Up|At|By|To|Exactly|More|Less|With|Of|In|On|For|From|The|A|An|And|But|Or|Of|Each|Every|"
+                          r"All|Another|Those|These|Its|Their|Our|His|Her)\s))(?:[A-Z][\w\-]*\s+)*[A-Z][\w\-]*\s+$")
 _OUT_OF = re.compile(r"\bout\s+of\s+$", re.I)
 _SCALE_NOUN = re.compile(r"\s*out\s+of\s+(?:\d+(?:\.\d+)?|five|ten|a\s+hundred)\s+([A-Za-z][A-Za-z'-]*)", re.I)
 _PER = re.compile(r"\s*(?:(?:per|a|an|each)\s+|/\s*)([A-Za-z]+)")
@@ -488,6 +495,11 @@ def _parse_quantities(text: str) -> list[Quantity]:
         nxt = _SCALE_NOUN.match(text, end) or _NEXT_WORD.match(text, after_plus)
         if nxt and (nxt.group(1).lower() in _VERBS_AFTER or nxt.group(1).lower().endswith("ed")):
             nxt = None
+        if not dim and not unit_raw and not cur_raw and (
+                _VERSION_BEFORE.search(text, max(0, start - 16), start)
+                or (re.fullmatch(r"\d+\.\d+", raw) and _NAME_BEFORE.search(text, max(0, start - 30), start))):
+            # "Version 4.0 of Pathfinder" = "Pathfinder 4.0": which release, not a count of anything.
+            dim = "version"
         if not dim:
             # What the number counts: the noun after it ("340 paintings", "a crew of 42" -> crew).
             hyphen = re.match(r"-[A-Za-z]", text[end:end + 2])
@@ -503,7 +515,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
                                          or (prev is not None and word.endswith("s") and " of" not in prev.group(0)))
                 if prev and word not in _NOT_NOUNS and not verbish and not (m.group("bound") or "").strip():
                     dim = "count:" + _stem_noun(prev.group(1))
-        labelled = False
+        labelled = dim == "version"
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
             labelled = True
         per = _PER.match(text, unit_end)

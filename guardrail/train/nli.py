@@ -353,9 +353,15 @@ def edits(args: argparse.Namespace) -> Path:
             continue  # negation applies to nearly every sentence: capped, or it teaches "not" means contradicted
         src = pool[int(a.source_id[1:])]
         weak = a.category in EDIT_NOT_ENTAILED
-        out.append({"premise": src["premise"], "hypothesis": a.example.response,
-                    "label": "unsupported" if weak else "contradicted", "two_way": weak,
-                    "source": f"claim_{a.category}", "part": "train", "rid": src.get("rid")})
+        edit = {"premise": src["premise"], "hypothesis": a.example.response,
+                "label": "unsupported" if weak else "contradicted", "two_way": weak,
+                "source": f"claim_{a.category}", "part": "train", "rid": src.get("rid")}
+        if args.paired:
+            # The original claim again, in the edit's batch (``length_batches``): one word apart, two labels.
+            key = f"{a.category}:{a.source_id}"
+            edit["pair"] = key
+            out.append({**src, "pair": key, "source": "claim_original"})
+        out.append(edit)
         added[a.category] += 1
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
@@ -379,15 +385,35 @@ def read_mix(work: Path) -> tuple[list[dict], list[dict]]:
 # ----------------------------------------------------------------------------------------------
 # stage: train
 def length_batches(rows: list[dict], batch_size: int, seed: int, lengths: list[int]) -> list[list[int]]:
-    """Batches of similar length (less padding), in a seeded random order: sort inside chunks of 50 batches."""
+    """Batches of similar length (less padding), in a seeded random order: sort inside chunks of 50 batches.
+
+    Rows sharing a ``pair`` key (a claim edit and its original, see ``edits --paired``) stay in one batch: the
+    gradient then sees the one word that separates supported from contradicted against the same premise,
+    not a premise's look or a word's mere presence."""
     rng = random.Random(seed)
-    idx = list(range(len(rows)))
-    rng.shuffle(idx)
+    units: dict[Any, list[int]] = {}
+    for i, r in enumerate(rows):
+        units.setdefault(r.get("pair", ("row", i)), []).append(i)
+    order = list(units.values())
+    rng.shuffle(order)
     chunk = batch_size * 50
-    batches = []
-    for s in range(0, len(idx), chunk):
-        part = sorted(idx[s : s + chunk], key=lambda i: lengths[i])
-        batches += [part[k : k + batch_size] for k in range(0, len(part), batch_size)]
+    batches: list[list[int]] = []
+    s = 0
+    while s < len(order):
+        part, n = [], 0
+        while s < len(order) and n < chunk:
+            part.append(order[s])
+            n += len(order[s])
+            s += 1
+        part.sort(key=lambda u: max(lengths[i] for i in u))
+        batch: list[int] = []
+        for u in part:
+            batch += u
+            if len(batch) >= batch_size:
+                batches.append(batch)
+                batch = []
+        if batch:
+            batches.append(batch)
     rng.shuffle(batches)
     return batches
 
@@ -706,6 +732,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--hard-pairs", type=int, default=12000)
     ap.add_argument("--edit-pairs", type=int, default=9000, help="edits: supported RAGTruth claims to edit")
     ap.add_argument("--edit-cap", type=int, default=1200, help="edits: at most this many per edit category (0: no cap)")
+    ap.add_argument("--paired", action="store_true",
+                    help="edits: also add each edited claim's original (supported), trained in the edit's batch")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--epochs", type=int, default=1)
