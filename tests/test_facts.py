@@ -1489,3 +1489,31 @@ def test_session14_faithful_rewordings_pass(claim, context):
 def test_session14_false_abstentions_are_flagged(claim, context):
     found, fc = slots(claim, context)
     assert fc.abstention and ("false_abstention", "mismatch") in found, found
+
+
+@pytest.mark.parametrize("claim, context, slot", [
+    # a figure or words the context gives only in another entity's segment
+    ("The Vanta S has a 48-megapixel camera.",
+     "The Vanta S has a 12-megapixel camera and a 5-inch screen, while the Vanta S Pro has a 48-megapixel camera.", "moved"),
+    ("Hall 2 has a cloakroom with lockers.",
+     "Hall 1 seats 300 and has a cloakroom with lockers. Hall 2, on the first floor, seats 120 and has a bar.", "moved"),
+    # an adverb between the negation and what it denies
+    ("The museum charges an entry fee for the garden.",
+     "The museum does not actually charge an entry fee for the garden, though donations are welcome.", "negation"),
+    # a case name mentions both parties before the sentence that says who did what
+    ("The tribunal found that Norcott Ltd misled Bayline Foods.",
+     "In Bayline Foods v. Norcott Ltd, the tribunal found that Bayline Foods had misled Norcott Ltd about the recall.",
+     "role"),
+    # a partial list said to be the whole of it after its items
+    ("The rooms with balconies are the Oak, Elm and Ash suites; none of the other rooms have one.",
+     "Balconies come with the Oak suite, the Elm suite, the Ash suite and the Birch suite.", "list_incomplete"),
+])
+def test_session14_more_kinds_are_named(claim, context, slot):
+    found, _ = slots(claim, context)
+    assert slot in [s for s, k in found if k == "mismatch"], found
+
+
+def test_a_figure_both_entities_share_is_not_moved():
+    found, _ = slots("The Vanta S has a 5-inch screen.",
+                     "The Vanta S has a 5-inch screen, while the Vanta S Pro has a 5-inch screen too.")
+    assert "moved" not in [s for s, _ in found]

@@ -21,7 +21,8 @@ TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. cap
                    "minister senator judge justice professor doctor mayor governor king queen prince princess lord "
                    "lady saint".split())
 _RUN = re.compile(
-    r"(?:[A-Z][\w'’\-\.]*[\w]|[A-Z])(?:\s+(?:(?:of|de|da|del|der|van|von|la|le|du|the|and|&)\s+)?(?:[A-Z][\w'’\-]*[\w]|[A-Z]\.?))*"
+    # (a run starts a word: the "Ah" of "mAh", the "B" of "3B" are no names)
+    r"(?<![\w'’\-])(?:[A-Z][\w'’\-\.]*[\w]|[A-Z])(?:\s+(?:(?:of|de|da|del|der|van|von|la|le|du|the|and|&)\s+)?(?:[A-Z][\w'’\-]*[\w]|[A-Z]\.?))*"
 )
 _COMMON_START = frozenset(
     "the a an this that these those it its he she they we you i in on at for from by with as if when while after before "
