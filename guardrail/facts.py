@@ -717,6 +717,10 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                 for cd, c, d in prods[i + 1:]:
                     if len({id(a), id(b), id(c), id(d)}) == 4 and close(ab + cd, mag):
                         return _Derivation(f"{a.text} x {b.text} + {c.text} x {d.text}", "combination", (a, b, c, d))
+                if total:  # "34 weeks in total: three 10-week modules and a 4-week project" (a x b + c, said as a total)
+                    for c in vals:
+                        if c is not a and c is not b and c.kind == q.kind and q.kind not in countish and close(ab + c.magnitude, mag):
+                            return _Derivation(f"{a.text} x {b.text} + {c.text}", "combination", (a, b, c))
     return None
 
 
@@ -1179,6 +1183,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how.text}")
             continue
+        if any(_equivalent(q, a) for a in asked_qs):
+            # The user's own figure ("We got a grant eight months ago"), reasoned with, is no claim about the context.
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} (the question's)")
+            continue
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict: tuple[int, Quantity, str] | None = None
         need = 1 if q.dimension else 2  # a bare number ("28") needs more of the claim's words around it
@@ -1324,11 +1333,13 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.reworded.append(f"{d.text} = {relative}")
             continue
         conflict = None
-        for k in support:
+        # (the support first, then the other sentences near the claim: "... and the final deadline for all applicants
+        # is 30 June 2025" in the sentence after the one a claim about the intake aligns to best)
+        for k in list(support) + [k for k in near if k not in support]:
             excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
                      and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
-                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= need
+                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3))
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 conflict = (k, max(cands, key=lambda e: _slot_fit(c, sents[k][2].text, e.start, e.end)))
@@ -2991,7 +3002,10 @@ def _direction_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
         if _SITE_CUE.search(p.text[max(a, m.start() - 25): m.start()]):
             continue
         after = _site_after(p.terms, m.end(), b)
-        if len(after) == _SITE_LEN:
+        # "margin widened to 11.8% in the third quarter": a change with no object bears on what comes before it.
+        intransitive = re.match(r"\s+(?:(?:sharply|slightly|steadily|further|again|significantly|by|to|from|in|at|over|"
+                                r"during|as|for|since|after|before|on|year|this|last)\b|[\d$\u20ac\u00a3,.;])", p.text[m.end():], re.I)
+        if len(after) == _SITE_LEN and not intransitive:
             out.append((("after",) + after, d, m.group(0)))
             continue
         before = tuple(t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE)
@@ -3310,9 +3324,16 @@ def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
         if (lexicon.relation_key(w) or ("", "", ""))[1] != "s":
             continue
         own = next(((a, b) for a, b in clauses(claim) if a <= pc < b), (0, len(claim)))
-        subject = [n.tokens for n in names(claim[own[0]:pc], known=None)][:1]
-        if not subject or not _RANKED_AS.search(claim, own[0], pc):
+        ranked = _RANKED_AS.search(claim, own[0], pc)
+        if not ranked:
             continue  # only a superlative the name is said to be ("X, built in 1611, is the newest ...")
+        subject = [n.tokens for n in names(claim[own[0]:pc], known=None)][:1]
+        if not subject:
+            # "The ancho is the hottest": the word right before the copula, when it is all the subject there is.
+            lead = re.fullmatch(r"\s*(?:the\s+)?([a-z][\w\-]{2,})\s*", claim[own[0]:ranked.start()], re.I)
+            subject = [frozenset({lead.group(1).lower()})] if lead else []
+        if not subject:
+            continue
         for _, sent, p in sents:
             for a, b in clauses(p.text):
                 if not subject[0] <= words(p.text[a:b]):
@@ -3973,7 +3994,8 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
                "code": bool(_CODE_VALUE.search(p.text))}
         has["place"] = has["name"]
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.
-        ok = has[wants] if wants else (cov >= 0.99 and (yes_no or any(has.values())))
+        # (a figure of the kind asked for, when a kind is: "the parking charges" is not answered by "240 spaces")
+        ok = has[wants] if wants else (cov >= 0.99 and (yes_no or (has["number"] if dims else any(has.values()))))
         if ok and (best is None or cov > best[0]):
             best = (cov, k)
     if best is not None:

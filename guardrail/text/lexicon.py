@@ -168,7 +168,7 @@ _SCALES: list[tuple[str, str, str]] = [
     ("quality", "better best", "worse worst"),
     ("width", "wider widest broader broadest", "narrower narrowest"),
     ("price", "pricier priciest dearer dearest costlier costliest", "cheaper cheapest"),
-    ("heat", "warmer warmest hotter hottest", "colder coldest cooler coolest"),
+    ("heat", "warmer warmest hotter hottest spicier spiciest", "colder coldest cooler coolest milder mildest"),
     ("wet", "wetter wettest rainier rainiest", "drier driest dryer dryest"),
     ("wealth", "richer richest", "poorer poorest"),
     ("strength", "stronger strongest", "weaker weakest"),

@@ -187,7 +187,7 @@ _BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\
           r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
           r"just\s+under|an\s+estimated|estimated|exactly|precisely|"
           r"(?:longer|larger|bigger|higher|heavier|older|shorter|smaller|lower|lighter|younger)\s+than)\s+)?")
-_NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])|(?<![\w.])\.\d+(?![\w])|"
+_NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?![\w])|(?=(?:bn|mn|m|b)\b))|(?<![\w.])\.\d+(?![\w])|"
         r"(?<![\w-])(?:(?:" + _WORDNUM_FULL + r")\s+and\s+a\s+half|"
         + "|".join(re.escape(s) for s in sorted(_SPECIAL, key=len, reverse=True)) + r"|"
         + _WORDNUM_FULL + r")(?![\w-]))")
@@ -383,11 +383,17 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
     """A bare number coordinated after a counted or measured one is of the same kind: "hired 80 people and
     30 left", "an estimate of 300 attendees, but the final count was 412", "the draft budget was 2,600
     dollars, but the revised one is 2,100". Without this the two are not comparable, and a claim that gives
-    one the other's number is not caught."""
+    one the other's number is not caught. And "about" reaches over a coordination of one kind ("Roughly 58%
+    voted Yes and 42% voted No" rounds both)."""
     for i in range(1, len(qs)):
         q, prev = qs[i], qs[i - 1]
+        if prev.approx and not q.approx and not q.bound and q.kind == prev.kind and q.kind \
+                and _ALIKE_GAP.fullmatch(text, prev.end, q.start) and not re.search(r"\b(?:exactly|precisely)\b", text[prev.end:q.start], re.I):
+            qs[i] = q = replace(q, approx=True)
         if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate:
             continue
+        if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
+            continue  # "rated for 90 kg and suitable for children aged 3": an age, not 3 kg
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
             qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True)
@@ -584,6 +590,11 @@ def same_value(claim: Quantity, evidence: Quantity, converted: bool = False) -> 
     if claim.approx or converted or claim.is_word:
         if math.isclose(a, _round_to(b, claim.digits), rel_tol=1e-6):
             return True
+        if claim.approx and not converted and not claim.is_word and a and claim.digits >= 2:
+            # "roughly 442,000 km" states three figures: within one unit of its last one of the evidence's value,
+            # not within 5% ("about 422,000 km" is another distance); "about 3 million" keeps the loose reading.
+            unit = 10.0 ** (math.floor(math.log10(abs(a))) - claim.digits + 1)
+            return abs(a - b) <= unit * (1 + 1e-9)
         tol = 0.05 if claim.approx else 0.02
         return math.isclose(a, b, rel_tol=tol)
     return False
