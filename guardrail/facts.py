@@ -393,11 +393,20 @@ def check_facts(
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
         if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
             _swapped(claim, a_text, aligned_sent, out, conf)
+    if len(c_names) >= 2 and not any(d.slot == "role" for d in out.differences):
+        # Who did what to whom is read in the sentence that names both, which need not be the one the rest of
+        # the claim aligns to best ("..., with the deal closing in February" aligns to the next sentence).
+        for k, s_, p in sents:
+            if k != out.aligned and sum(1 for n in c_names if n.tokens and n.tokens <= words(p.text)) >= 2:
+                _roles(claim, c_names, p.text, s_, known, out, conf)
+                if any(d.slot == "role" for d in out.differences):
+                    break
     _from_to_swapped(claim, sents, out, conf)
     _superlative_of_name(claim, sents, out, conf)
     _speaker(claim, sents, out, conf)
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
         _passive_agent(claim, c_names, sents, known, out, conf)
+    _passive_claim(claim, sents, known, out, conf)
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _segment_moved(claim, c, sents, known, out, conf)
@@ -2481,7 +2490,10 @@ def _attribution(claim: str) -> bool:
 
 #: "announced on Tuesday that it will": a report of the act whose subject is the name before it.
 _REPORTED = re.compile(r"\b(?:said|says|announced|announces|confirmed|confirms|revealed|reported|stated|agreed|"
-                       r"disclosed)\b[^,.;]{0,40}?\bthat\s+(?:it|they|he|she)\s+", re.I)
+                       r"disclosed)\b[^,.;]{0,40}?\bthat\s+(?:it|they|he|she)\s+"
+                       # "has completed its acquisition of": the act is the noun
+                       r"|\b(?:has|have|had)\s+(?:completed|finalised|finalized|closed|announced|agreed)\s+(?:its|their|the)\s+",
+                       re.I)
 
 
 def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactCheck, conf) -> None:
@@ -2566,6 +2578,50 @@ def _passive_agent(claim: str, c_names: list[Name], sents, known: set[str], out:
                     slot="role", claim_value=f"{subj.text} {verb}", evidence_value=f"{_PARTICIPLE.get(verb, verb)} by {phrase.strip()}",
                     evidence_span=_span(sent), confidence=conf["role"]))
                 return
+
+
+_BY_AGENT = re.compile(r"\b([a-z]{3,})\s+by\s+((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'\u2019\-]*(?:\s+[A-Z][\w'\u2019\-]*)*)")
+#: The base of a passive participle whose stem is not the active verb's ("led by" / "leads").
+_PARTICIPLE_BASE = {"led": "lead", "run": "run", "held": "hold", "built": "build", "written": "write", "made": "make",
+                    "taught": "teach", "won": "win", "sold": "sell", "bought": "buy", "given": "give", "taken": "take",
+                    "drawn": "draw", "begun": "begin", "chosen": "choose", "kept": "keep", "paid": "pay", "sent": "send",
+                    "told": "tell", "beaten": "beat", "caught": "catch", "brought": "bring", "overseen": "oversee"}
+
+
+def _passive_claim(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
+    """The mirror of ``_passive_agent``: the claim says a thing was done *by* a name ("the exotic pets service,
+    which is led by Dr. Tomasz Ferrant"), the context names another as the one who does it, in the active
+    ("Dr. Anneliese Vorhout leads the clinic's exotic pets service"), and never the claim's name."""
+    if any(d.slot in ("role", "entity", "attribution", "moved") and d.kind == "mismatch" for d in out.differences):
+        return
+    for m in _BY_AGENT.finditer(claim):
+        part = m.group(1).lower()
+        if not (part.endswith(("ed", "en", "wn")) or part in _PARTICIPLE_BASE):
+            continue
+        base = stem(_PARTICIPLE_BASE.get(part, part))
+        agent = name_tokens(m.group(2))
+        thing = {_fold(t) for t in content_terms(claim[max(0, m.start() - 60):m.start()])} - {"which", "who"}
+        if not agent or len(thing) < 2:
+            continue
+        doers, agent_does = [], False
+        for _, sent, p in sents:
+            for n in names(p.text, known):
+                v = re.match(r"\s+(?:(?:also|now|currently|still)\s+)?([a-z]{3,})\b", p.text[n.end:])
+                if v is None or stem(v.group(1)) != base:
+                    continue
+                obj = {_fold(t) for t in content_terms(p.text[v.end():v.end() + 60])}
+                if len(obj & thing) < 2:
+                    continue
+                if n.tokens & agent:
+                    agent_does = True
+                else:
+                    doers.append((sent, n, v.group(1)))
+        if doers and not agent_does:
+            sent, n, verb = doers[0]
+            out.differences.append(Difference(slot="role", claim_value=f"{part} by {m.group(2)}",
+                                              evidence_value=f"{n.text} {verb}", evidence_span=_span(sent),
+                                              confidence=conf["role"]))
+            return
 
 
 def _link_terms(gap: str) -> set[str]:

@@ -1517,3 +1517,13 @@ def test_a_figure_both_entities_share_is_not_moved():
     found, _ = slots("The Vanta S has a 5-inch screen.",
                      "The Vanta S has a 5-inch screen, while the Vanta S Pro has a 5-inch screen too.")
     assert "moved" not in [s for s, _ in found]
+
+
+def test_a_passive_claim_names_another_doer():
+    found, fc = slots("The night shelter, which is run by Amal Haddad, opens at 8 pm.",
+                      "Ruth Okafor runs the night shelter on Dock Street, which opens at 8 pm, while Amal Haddad "
+                      "manages the food bank.")
+    assert ("role", "mismatch") in found, found
+    found, _ = slots("The night shelter, which is run by Ruth Okafor, opens at 8 pm.",
+                     "Ruth Okafor runs the night shelter on Dock Street, which opens at 8 pm.")
+    assert "role" not in [s for s, _ in found]

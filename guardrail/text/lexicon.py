@@ -534,7 +534,8 @@ _ACTIONS = {
     "defeat": "beat beats beaten defeat defeats defeated overcame overcome edged trounced thrashed eliminated outplayed "
               "outscored",
     "hire": "hire hires hired hiring employ employs employed employing recruit recruits recruited recruiting",
-    "acquire": "acquire acquires acquired acquiring buy buys bought buying purchase purchases purchased purchasing",
+    "acquire": "acquire acquires acquired acquiring acquisition buy buys bought buying purchase purchases purchased "
+               "purchasing takeover",
     "replace": "replace replaces replaced succeed succeeds succeeded",
     "criticise": "criticise criticises criticised criticize criticizes criticized condemn condemns condemned slam "
                  "slams slammed blame blames blamed attack attacks attacked",
@@ -553,7 +554,9 @@ _ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}
 def _action_of_stems() -> dict[str, str]:
     from .terms import stem  # the words as the fact checks hold them ("acquired" -> "acquir")
 
-    return {stem(w): name for w, name in _ACTION_OF.items()} | _ACTION_OF
+    # (and their first six letters, as the fact checks fold long words: "acquisition" -> "acquis")
+    folded = {stem(w)[:6]: name for w, name in _ACTION_OF.items() if len(stem(w)) > 6}
+    return folded | {stem(w): name for w, name in _ACTION_OF.items()} | _ACTION_OF
 
 
 def action(word: str) -> str:
