@@ -2105,6 +2105,16 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
     return out
 
 
+_CAPITALISED_INSIDE = re.compile(r"\b[A-Z][\w\-]*\s+\d|(?<=\S\s)[A-Z]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments_of(text: str, known: frozenset[str]):
+    """``_segments`` of an evidence sentence with each one's terms, cached: every claim of an answer reads the
+    same sentences."""
+    return tuple((o, m, x, y, _parse(text[x:y]).term_set) for o, m, x, y in _segments(text, set(known)))
+
+
 def _same_entity(a: frozenset[str], b: frozenset[str], text: str) -> bool:
     """One entity under two names: equal, or one the other's last words ("Marsh" for "Dr. Helen Marsh");
     "Orla X2" is not the "Orla X2 Max"."""
@@ -2131,8 +2141,12 @@ def _written_order(tokens: frozenset[str], text: str) -> tuple[str, ...] | None:
 def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactCheck, conf) -> None:
     if any(d.slot in ("role", "entity", "attribution", "moved", "number") and d.kind == "mismatch" for d in out.differences):
         return
+    if not _CAPITALISED_INSIDE.search(claim):
+        return  # no name or label past the first word: nothing to own a segment
     all_text = "\n".join(p.text for _, _, p in sents)
-    segs = [(k, seg) for k, (_, _, p) in enumerate(sents) for seg in _segments(p.text, known)]
+    frozen = frozenset(known)
+    cached = [(k, seg) for k, (_, _, p) in enumerate(sents) for seg in _segments_of(p.text, frozen)]
+    segs = [(k, seg[:4]) for k, seg in cached]
     # Entities of two words or more ("Orla X2 Max", "Gallery 5", "Tomasz Verhoeven"): a capitalised first word
     # ("Prepare a syrup", "Words can destroy") owns nothing (on RAGTruth dev half A such owners made 9 findings
     # of 10 false).
@@ -2157,7 +2171,7 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
         if len(theirs) > 1 or (own and len(own) == 1 and sum(1 for o in owners if own < o) > 1):
             mine = None
             continue  # a name two entities share ("Taubman": Alfred or Robert)
-        if own and not theirs:
+        if own and not theirs and len(ours) != 1:
             mine = None
             continue  # a subject the context does not set beside another ("Vice President Harris" as written)
         mine = (theirs[0] if theirs else None) or (ours[0] if len(ours) == 1 else None) or (mine if not ours else None)
@@ -2183,8 +2197,9 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
         name_toks = frozenset().union(*(n.tokens for n in names(claim, known))) | mine
         words_ = {t for t in piece.term_set if not t[0].isdigit() and t not in name_toks}
         moved, other = [], None
+        seg_terms = [seg[4] for _, seg in cached]
         for t in words_:
-            hits = [(k, o, m, x, y) for k, (o, m, x, y) in segs if t in _parse(sents[k][2].text[x:y]).term_set]
+            hits = [(k, o, m, x, y) for (k, (o, m, x, y)), ts in zip(segs, seg_terms) if t in ts]
             if hits and all(o in owners and parallel(o, mine) and not about_mine(m) for _, o, m, _, _ in hits):
                 moved.append(t)
                 other = other or hits[0]
@@ -3447,6 +3462,7 @@ def _step_word(t: str) -> str:
     return act if act != t.lower() else stem(_fold(t))[:5]
 
 
+@functools.lru_cache(maxsize=4096)
 def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     """(first step's words, second step's words, start, end) for each sentence of ``text`` that orders two
     steps. Words are stems, so "deploy" and "deploying" are one step."""
