@@ -3919,7 +3919,9 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
     keeps only as many content words as the longest middle item ("Canada and Mexico qualified for the
     semi-finals": "Mexico"), for a claim whose predicate follows its list.
 
-    Linear: each "and" / "or" looks back at most 300 characters, to the last sentence or clause mark."""
+    Linear: each "and" / "or" looks back at most 300 characters, to the last sentence or clause mark. A short
+    aside in brackets ("wheat (gluten), sesame and milk") is blanked, offsets kept: it qualifies an item."""
+    text = _ASIDE_BRACKETS.sub(lambda b: " " * len(b.group(0)), text)
     for m in _AND.finditer(text):
         lo = max(max(text.rfind(ch, 0, m.start()) for ch in ":;.!?\n()[]") + 1, m.start() - 300)
         parts, pos = [], lo
@@ -3951,10 +3953,21 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
                     items[-1] = (items[-1][0][: w.end()], items[-1][1])
                     break
         return items
+    # A labelled list with no "and": "Allergens: wheat, sesame, milk, walnuts."
+    for m in _LABELLED_LIST.finditer(text):
+        items, pos = [], m.start(1)
+        for piece in _LIST_COMMA.split(m.group(1)):
+            if piece.strip():
+                items.append((piece.strip(), pos + len(piece) - len(piece.lstrip())))
+            pos += len(piece) + 1
+        if len(items) >= 3 and all(0 < len(content_terms(t)) <= 4 for t, _ in items):
+            return items
     return None
 
 
+_LABELLED_LIST = re.compile(r"(?:^|[.;\n]\s*)[A-Z][\w ]{0,30}:\s*([^:.;\n]+)")
 _AND = re.compile(r",?\s+(?:and|or)\s+")
+_ASIDE_BRACKETS = re.compile(r"\s?\([a-z][^()\n]{0,39}\)")  # (lower case: "(gluten)", not "(Lisa Yamada)")
 _LIST_COMMA = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))")
 _DISCOURSE = re.compile(r"(?:and|but|or|since|however|additionally|also|therefore|finally|overall|alternatively|then|thus|so|while|"
                         r"in\s+conclusion|based\s+on|according\s+to|for\s+example|first|second|next|once)\b", re.I)
@@ -4049,6 +4062,9 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
     topic = re.sub(r"^\s*(?:whether|if)\s+", "", topic, flags=re.I)
     # Words that ask for the value ("location", "details") are not what the evidence must share; nor, in a
     # yes/no topic, the verb that asks it ("whether the device works with iOS": "not with iOS" answers it).
+    everywhere = frozenset().union(*(p.term_set for _, _, p in sents))
+    modal_asked = yes_no and lexicon.modality(topic) is not None or re.search(
+        r"\b(?:allowed|permitted|required|allow|permit|require)\b", topic, re.I) is not None
     t_terms = set(_parse(topic).term_set) - _ASKING - (_YES_NO_VERBS if yes_no else frozenset())
     # A word that names the kind of figure asked for ("weight limit", "how long") is what the evidence states a
     # figure of, not a word it must share: "weighing at most 7 kg" states the weight limit.
@@ -4080,6 +4096,11 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.
         # (a figure of the kind asked for, when a kind is: "the parking charges" is not answered by "240 spaces")
         ok = has[wants] if wants else (cov >= 0.99 and (yes_no or (has["number"] if dims else any(has.values()))))
+        # "whether overnight parking is allowed": a sentence that says it is or is not permitted answers it
+        # (every word of the topic in the context, the rest in a sentence nearby: "overnight parking ... is not
+        # permitted" answers it for "the Dunmere trailhead" the sentence before names; "pets" never named does not)
+        ok = ok or (yes_no and cov >= 0.66 and modal_asked and t_terms <= everywhere
+                    and lexicon.modality(p.text) in ("allowed", "forbidden", "required", "optional"))
         if ok and (best is None or cov > best[0]):
             best = (cov, k)
     if best is not None and any(_equivalent(q, e) for q in _parse(claim).quantities for e in sents[best[1]][2].quantities):

@@ -1527,3 +1527,20 @@ def test_a_passive_claim_names_another_doer():
     found, _ = slots("The night shelter, which is run by Ruth Okafor, opens at 8 pm.",
                      "Ruth Okafor runs the night shelter on Dock Street, which opens at 8 pm.")
     assert "role" not in [s for s, _ in found]
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    # a labelled list without "and", an aside in brackets
+    ("The only fillings in the sandwich are ham (smoked), cheese and tomato.",
+     "Fillings: ham (smoked), cheese, tomato, pickle. Bread: sourdough.", "list_incomplete", True),
+    ("The fillings in the sandwich are ham, cheese, tomato and pickle.",
+     "Fillings: ham (smoked), cheese, tomato, pickle. Bread: sourdough.", "list_incomplete", False),
+    # a yes/no abstention a permission answers, its place named in the sentence before
+    ("The leaflet doesn't say whether dogs are allowed on the Harlow ferry.",
+     "The Harlow ferry runs hourly. Dogs on leads are permitted on the upper deck of the ferry.", "false_abstention", True),
+    ("The leaflet doesn't say whether cats are allowed on the Harlow ferry.",
+     "The Harlow ferry runs hourly. Dogs on leads are permitted on the upper deck of the ferry.", "false_abstention", False),
+])
+def test_session14_lists_and_permission_abstentions(claim, context, slot, flagged):
+    found, _ = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, found
