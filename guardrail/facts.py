@@ -1055,6 +1055,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 and not any(a <= q.start < b for a, b in in_dates)]
     # A figure the question gives ("list 15 materials", "in 2019") is the question's, not the answer's claim.
     asked_qs = parse_quantities(asked) if asked else []
+    summed = _SUMMED.search(c.text) is not None  # (once: a claim may hold thousands of figures)
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
     # Unless the evidence counts the same thing itself ("four villages" against the claim's "three villages").
@@ -1179,8 +1180,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                          _times_as_quantities(sents, near, q, where))
         # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
         # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
-        how = _arithmetic(q, operands, distributive, _period(c.text, q), total=_SUMMED.search(c.text) is not None
-                          ) if not q.bound else None
+        how = _arithmetic(q, operands, distributive, _period(c.text, q), total=summed) if not q.bound else None
         # Correct arithmetic is no licence: the figures must be the claim's subject's, and a difference must
         # go the way the claim says ("fell by 63 tonnes" is the difference of 420 and 483 too).
         wrong = _misderived(c, q, how, where, sents, asked, conf) if how is not None else None

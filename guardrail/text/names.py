@@ -52,13 +52,18 @@ def name_tokens(text: str) -> frozenset[str]:
         t = re.sub(r"['’]s$", "", t).strip("'’-")
         if not t or t in TITLES or t.rstrip(".") in TITLES or t in _JOINERS:
             continue
-        out.add(t.replace("-", ""))
+        out.add(_DAY_PLURAL.get(t, t).replace("-", ""))
     return frozenset(out)
+
+
+#: "on alternate Thursdays" names the day "every other Thursday" does.
+_DAY_PLURAL = {d + "s": d for d in "monday tuesday wednesday thursday friday saturday sunday".split()}
 
 
 def words(text: str) -> set[str]:
     """Lower-cased words of ``text`` in the form :func:`name_tokens` gives them, to test whether a name occurs."""
-    toks = [re.sub(r"['’]s$", "", t).strip("'’-").replace("-", "") for t in re.findall(r"[\w'’\-]+", text.lower())]
+    toks = [_DAY_PLURAL.get(x, x) for x in
+            (re.sub(r"['’]s$", "", t).strip("'’-").replace("-", "") for t in re.findall(r"[\w'’\-]+", text.lower()))]
     return set(toks) | {a + b for a, b in zip(toks, toks[1:])}  # "Wi Fi" also as "wifi"
 
 
