@@ -284,7 +284,12 @@ class OpenAIChat:
 
     # -- one request under the retry policy, the deadlines and the error mapping ----------------
     def _attempts(self, budget: CallBudget | None) -> Attempts:
-        return Attempts(self._retrying, self.config.timeout_s, budget, self._error)
+        # A reply the request's own timer gave up on is reported at the limit that applied: the call's budget when
+        # it is the tighter one (a loaded machine lets the client's timer fire before the budget's deadline).
+        limits = [t for t in (self.config.timeout_s, budget.timeout_s if budget is not None else None) if t is not None]
+        limit = min(limits) if limits else None
+        return Attempts(self._retrying, self.config.timeout_s, budget,
+                        lambda exc, attempts: self._error(exc, attempts, limit))
 
     def _call(self, create: Callable[[Any, float | None], Any], parse: Callable[[Any], T], budget: CallBudget | None) -> T:
         client = self._sync_client()
@@ -307,14 +312,15 @@ class OpenAIChat:
 
         return await self._attempts(budget).arun(attempt)
 
-    def _error(self, exc: BaseException, attempts: int) -> LLMError:
+    def _error(self, exc: BaseException, attempts: int, limit: float | None = None) -> LLMError:
         import openai
 
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
         if isinstance(exc, DeadlineExceeded):
             return LLMTimeout(f"{self._where}: {exc} ({tries})", attempts=attempts)
         if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
-            return LLMTimeout(f"{self._where}: no reply within {self.config.timeout_s:g} s ({tries})", attempts=attempts)
+            within = limit if limit is not None else self.config.timeout_s
+            return LLMTimeout(f"{self._where}: no reply within {within:g} s ({tries})", attempts=attempts)
         if isinstance(exc, openai.APIStatusError):
             body = _safe_text(exc.response)
             return LLMResponseError(f"{self._where}: HTTP {exc.status_code} ({tries}): {exc.message}",
