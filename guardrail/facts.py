@@ -2080,28 +2080,28 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
     segment naming no one keeps the owner of the one before it in the sentence ("... and opens on Sundays")."""
     out: list[tuple[frozenset[str] | None, frozenset[frozenset[str]], int, int]] = []
     owner: frozenset[str] | None = None
-    if True:  # one sentence (an evidence sentence or a claim)
-        for a, b in clauses(text):
-            cuts = [a] + [a + m.end() for m in _OWNER_SPLIT.finditer(text[a:b])] + [b]
-            for x, y in zip(cuts, cuts[1:]):
-                piece = text[x:y]
-                labels = list(_LABEL.finditer(piece))
-                # (a label holds the capitalised word it starts with: "Gallery 5", not "Gallery")
-                runs = [n for n in names(piece, known) if len(n.text) >= 3 and n.tokens and not n.tokens <= _NOT_OWNER
-                        and not any(m.start() <= n.start and n.end < m.end() for m in labels)]
-                found = [(n.start, n.tokens) for n in runs]
-                found += [(m.start(), name_tokens(m.group(0))) for m in labels
-                          if not any(n.start <= m.start() < n.end for n in runs)]
-                found.sort(key=lambda f: f[0])
-                mentioned = frozenset(t for _, t in found)
-                lead = next(((pos, t) for pos, t in found
-                             if len(re.findall(r"[\w'\u2019\-]+", piece[piece.rfind(",", 0, pos) + 1:pos])) <= 3), None)
-                if lead is not None:
-                    if lead[0] > 0 and re.search(r",\s*$", piece[:lead[0]]):
-                        out.append((None, frozenset(), x, x + lead[0]))
-                        x += lead[0]
-                    owner = lead[1]
-                out.append((owner, mentioned | ({owner} if owner else set()), x, y))
+    # One sentence (an evidence sentence or a claim): its clauses, each split again into segments.
+    for a, b in clauses(text):
+        cuts = [a] + [a + m.end() for m in _OWNER_SPLIT.finditer(text[a:b])] + [b]
+        for x, y in zip(cuts, cuts[1:]):
+            piece = text[x:y]
+            labels = list(_LABEL.finditer(piece))
+            # (a label holds the capitalised word it starts with: "Gallery 5", not "Gallery")
+            runs = [n for n in names(piece, known) if len(n.text) >= 3 and n.tokens and not n.tokens <= _NOT_OWNER
+                    and not any(m.start() <= n.start and n.end < m.end() for m in labels)]
+            found = [(n.start, n.tokens) for n in runs]
+            found += [(m.start(), name_tokens(m.group(0))) for m in labels
+                      if not any(n.start <= m.start() < n.end for n in runs)]
+            found.sort(key=lambda f: f[0])
+            mentioned = frozenset(t for _, t in found)
+            lead = next(((pos, t) for pos, t in found
+                         if len(re.findall(r"[\w'\u2019\-]+", piece[piece.rfind(",", 0, pos) + 1:pos])) <= 3), None)
+            if lead is not None:
+                if lead[0] > 0 and re.search(r",\s*$", piece[:lead[0]]):
+                    out.append((None, frozenset(), x, x + lead[0]))
+                    x += lead[0]
+                owner = lead[1]
+            out.append((owner, mentioned | ({owner} if owner else set()), x, y))
     return out
 
 
