@@ -47,6 +47,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="responses (0: all of the half)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--show", type=int, default=0, help="print this many findings per slot with their gold label")
+    ap.add_argument("--dump", default=None, help="write every finding as a JSON line (to diff two versions' findings)")
     args = ap.parse_args()
 
     _, dev = load_split(0.1, 13)
@@ -63,6 +64,7 @@ def main() -> int:
     abst = abst_bad = 0
     per_task_abst: Counter = Counter()
     t0 = time.time()
+    dump = open(args.dump, "w") if args.dump else None
     for i, r in enumerate(rows):
         claims = extractor.extract(r.response)
         if not claims:
@@ -86,10 +88,16 @@ def main() -> int:
                 key = f"{d.slot}:{d.kind}" + (":strong" if strong else ":site" if d.grade == "same_words" else "")
                 found[key] += 1
                 bad[key] += hallucinated
+                if dump is not None:
+                    dump.write(json.dumps({"id": str(r.id), "task": r.task_type, "claim": c.text, "finding": key,
+                                           "claim_value": d.claim_value, "evidence_value": d.evidence_value,
+                                           "hallucinated": hallucinated}) + "\n")
                 if len(examples[key]) < args.show:
                     examples[key].append((hallucinated, d.alignment, c.text[:140], d.claim_value[:60], (d.evidence_value or "")[:80]))
         if i % 200 == 0:
             print(f"{i}/{len(rows)} responses, {time.time() - t0:.0f}s", file=sys.stderr)
+    if dump is not None:
+        dump.close()
     base = claims_bad / max(1, claims_n)
     print(f"RAGTruth dev half {args.half}: {len(rows)} responses, {claims_n} claims, {base:.3f} hallucinated (base rate)")
     print(f"abstentions (non-factual): {abst} claims, {abst_bad} of them labelled hallucinated; per task {dict(per_task_abst)}")

@@ -898,7 +898,13 @@ def sentence_subject(text: str) -> str | None:
         lead = re.match(r"\s*(?:the\s+)?([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)+)", text)
         return lead.group(1) if lead else None
     first = found[0]
-    return first.text if len(text[: first.start].split()) <= 1 else None
+    if len(text[: first.start].split()) <= 1:
+        return first.text
+    # "The listing with allocated parking is Flat 6, Mercer Court, ...": the name the sentence says it is.
+    return first.text if _NAMED_AS.fullmatch(text[: first.start]) else None
+
+
+_NAMED_AS = re.compile(r"\s*(?:the|this|that|your|our)\s+[^,;.:]{0,60}?\s(?:is|was)\s+(?:called\s+|named\s+)?", re.I)
 
 
 class SentenceClaimExtractor:

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times
-from .text.names import Name, clauses, name_tokens, names, words
+from .text.names import Name, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
@@ -267,8 +267,10 @@ def _coverage(terms: set[str], other: frozenset[str] | set[str], idf: dict[str, 
         return 0.0
     if idf is None:
         return len(terms & other) / len(terms)
-    total = sum(idf.get(t, 1.0) for t in terms)
-    return sum(idf.get(t, 1.0) for t in terms & other) / total if total else 0.0
+    # fsum: exactly rounded, so the score does not depend on the sets' iteration order (string hashing differs
+    # per process; with a plain sum two sentences that tie could swap places from one run to the next)
+    total = math.fsum(idf.get(t, 1.0) for t in terms)
+    return math.fsum(idf.get(t, 1.0) for t in terms & other) / total if total else 0.0
 
 
 def _span(sent: EvidenceSentence, a: int | None = None, b: int | None = None) -> EvidenceSpan:
@@ -281,6 +283,9 @@ def _span(sent: EvidenceSentence, a: int | None = None, b: int | None = None) ->
 
 # ----------------------------------------------------------------------------------------------
 # the check
+_ANSWER_WORD = re.compile(r"^\s*(?:no|yes|nope|yep|yeah)\s*[.,!;:\u2014\u2013-]\s*(?=\S)", re.I)
+
+
 def check_facts(
     claim: str,
     sentences: Sequence[EvidenceSentence],
@@ -299,6 +304,9 @@ def check_facts(
     """
     conf = SLOT_CONFIDENCE if confidence is None else {**SLOT_CONFIDENCE, **confidence}
     out = FactCheck()
+    # A leading "No." / "Yes," answers the question; it is not a negation of the sentence it opens ("No. An
+    # absence of three days or fewer can be self-certified"). Blanked, so every offset stays the claim's.
+    claim = _ANSWER_WORD.sub(lambda m: " " * len(m.group(0)), claim, count=1)
     c = _parse(claim)
     if c.injection:
         out.injection = True
@@ -322,12 +330,26 @@ def check_facts(
     # ("Brazil defeated Argentina" against "Argentina defeated Brazil").
     known |= {t for n in names(claim, known) for t in n.tokens}
     c_terms = set(c.term_set)
+    if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I):
+        c_terms |= _parse(subject).term_set  # "it is on the market at £385,000": aligned where its referent is
     r = _parse(record) if record else None
     if r is not None:
         c_terms |= set(r.term_set) | {t for t, _ in r.terms if t[0].isdigit()}
     idf = _idf(c_terms, parsed)
     scores = [_coverage(c_terms, p.term_set, idf) for p in parsed]
     best = max(range(len(parsed)), key=lambda k: scores[k])
+    tied = [k for k in range(len(parsed)) if scores[k] == scores[best]]
+    if len(tied) > 1:
+        # Sentences that share as many of the claim's words: the one that names its subject, then the one that
+        # states its figures ("Eastmoor had the highest turnout of the four wards, at 31%" is about "Eastmoor
+        # recorded the lowest turnout at 31%", not "... varied widely across the four wards").
+        mine = c.quantities[:8]
+        own_names = names(claim, known)
+        first = re.match(r"\s*([A-Z][a-z]+)\b", claim)  # a name that opens the claim is known nowhere else
+        lead = name_tokens(own_names[0].text) if own_names else \
+            frozenset({first.group(1).lower()}) if first and first.group(1).lower() not in STOPWORDS else frozenset()
+        best = max(tied, key=lambda k: (len(lead & words(parsed[k].text)),
+                                        sum(1 for q in mine if any(_equivalent(q, e) for e in parsed[k].quantities[:32]))))
     out.aligned = sents[best][0]
     best_score = scores[best]
     support = [k for k in range(len(parsed)) if scores[k] >= max(0.3, 0.75 * best_score)][:3] or [best]
@@ -354,6 +376,7 @@ def check_facts(
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
         c_names = [Name(0, 0, subject)] + c_names
     _entities(claim, c, c_names, sents, idf, best_score, out, conf, known, r)
+    _codes(c, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
         for n in dict.fromkeys(out.names_missing):
@@ -369,6 +392,11 @@ def check_facts(
     # is mostly its subject, its verb and its figures: "Revenue grew 5% in 2023").
     figures = _anchors(c)
     with_figures = _coverage(c_terms | figures, parsed[best].term_set | _anchors(parsed[best]), idf) if figures else best_score
+    if r is not None and _coverage(set(c.term_set) | {t for t, _ in c.terms if t[0].isdigit()},
+                                   parsed[best].term_set | {t for t, _ in parsed[best].terms if t[0].isdigit()}) < 0.5:
+        # A field aligned by its siblings to a sentence that does not state the field itself ("address: 48
+        # Canal Street" to the sentence of the record's optional sake pairing) has no polarity of its own there.
+        best_score = with_figures = 0.0
     if max(best_score, with_figures) >= 0.5:
         clause = _best_clause(c_terms, a_text)
         _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
@@ -403,6 +431,7 @@ def check_facts(
                     break
     _from_to_swapped(claim, sents, out, conf)
     _superlative_of_name(claim, sents, out, conf)
+    _ranked_by_figures(claim, sents, known, out, conf)
     _speaker(claim, sents, out, conf)
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
         _passive_agent(claim, c_names, sents, known, out, conf)
@@ -572,6 +601,13 @@ def _within_bound(q: Quantity, e: Quantity) -> bool:
     return e.value >= q.value * (1 - 1e-9) and (e.bound is None or e.bound in ("gt", "min"))
 
 
+def _rounded_down(q: Quantity, e: Quantity) -> bool:
+    """A lower bound stated rounded down from the evidence's own: "a little more than nine years" for "over 9.4
+    years" (not "at least 16" for "at least 18": the same precision, another limit)."""
+    return (q.bound in ("gt", "min") and e.bound in ("gt", "min") and q.digits < e.digits
+            and 0.9 * e.value <= q.value <= e.value)
+
+
 _LIMIT_WORDS = re.compile(r"\b(?:allow\w*|limit\w*|cap(?:ped|s)?|maximum|minimum|permit\w*|restricted\s+to|capacity)\b", re.I)
 
 
@@ -719,7 +755,7 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                             and not any(close(x.value) for x in (a, b, c)) and (
                             close(a.value + b.value - c.value) or (j < k and close(a.value - b.value - c.value))):
                         return _Derivation(f"{a.text} + {b.text} - {c.text}", "combination", (a, b, c))
-        if len(vals) <= 8:  # a x b + c x d ("two adults at $15 and two children at $8")
+        if len(vals) <= 10:  # a x b + c x d ("two adults at $15 and two children at $8")
             prods = [(a.magnitude * b.magnitude, a, b) for i, a in enumerate(vals) for b in vals[i + 1:]
                      if (a.kind in countish) != (b.kind in countish)]
             for i, (ab, a, b) in enumerate(prods):
@@ -776,6 +812,9 @@ def _claimed_change(text: str, q: Quantity, order: bool = True) -> tuple[str, st
         gap = q.start - b if b <= q.start else a - q.end
         if re.search(r"\bor\s+$", text[max(0, a - 4):a], re.I):
             continue  # "four hours or more": a bound, not a change
+        if ";" in text[b:q.start] or ";" in text[q.end:a] or re.search(r",\s+(?:compared|against|versus|from|while|whereas)\b",
+                                                                      text[min(b, q.end):max(a, q.start)], re.I):
+            continue  # another clause's: "a loss for the half year, compared with a profit a year earlier"
         if d is None and order and w in _PIVOT_ORDER and a >= q.end and gap <= 12:
             d = _PIVOT_ORDER[w]  # "arrives two and a half hours before it leaves": the later figure is the other's
         if d is None or (w == "up" and re.match(r"\s+to\b", text[b:b + 6], re.I)):  # "up to": a bound
@@ -945,6 +984,25 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
                               confidence=conf["direction"])
     if not ks:
         return None
+    if how.op == "combination" and len(how.operands) in (3, 4) and how.text.count(" x ") == len(how.operands) - 2:
+        # Each count with the price of its own kind: "two adults and one child pay £30" is £14 x one + £8 x 2
+        # where adults are £14 and children £8, the counts put on the other's price. The claim's own counts
+        # say which kind each is (the count an operand came from may be the context's "2 adults").
+        counts = [(x, _local_terms(c, x)) for x in c.quantities if x.kind in ("", "count") and x is not q]
+        ops = how.operands
+        # (a x b + c: the lone c is taken once)
+        priced = [tuple(ops[:2]), tuple(ops[2:])] if len(ops) == 4 else [tuple(ops[:2]), (None, ops[2])]
+        for x, y in priced:
+            count, price = (x, y) if x is None or x.kind in ("", "count") else (y, x)
+            if id(price) not in where or price.kind in ("", "count"):
+                continue
+            times = 1.0 if count is None else count.magnitude
+            terms = _local_terms(sents[where[id(price)]][2], price)
+            theirs = [n for n, t in counts if t & terms]
+            if theirs and not any(math.isclose(n.magnitude, times) for n in theirs):
+                return Difference(slot="number", claim_value=q.text, evidence_value=f"{price.text} is the price for the "
+                                  f"claim's '{theirs[0].text}' (it computes '{how.text}')", evidence_span=_span(sents[where[id(price)]][1], price.start, price.end),
+                                  confidence=conf["number"])
     # Within a sentence: the figure stated with the claim's subject is another than the one computed from
     # ("the Basic plan is $25 a month and the Pro plan is $40 a month": "Pro costs $300 a year" is Basic's).
     claim_words = c.wording - {_fold(t) for t in content_terms(asked)}
@@ -963,7 +1021,10 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
                                   evidence_span=_span(sents[where[id(e)]][1], o.start, o.end), confidence=conf["number"])
     own = frozenset().union(*(sents[k][2].term_set for k in ks))
     skip = own | {_fold(t) for t in content_terms(asked)}
-    for t in sorted(c.wording - skip):
+    # (nor the words the claim states its other figures with: "£6 cheaper than two standard and two concession
+    # tickets, which would come to £46" names the standard ticket for its "two", not as the £6's subject)
+    skip |= frozenset().union(*(_local_terms(c, x) for x in c.quantities if x is not q and not any(x is o for o in how.operands)))
+    for t in sorted((c.wording & _clause_terms(c.text, q.start)) - skip):  # (the figure's clause: "Osei scored more: ...")
         if lexicon.direction(t) or _TOTAL.search(t) or _DISTRIBUTIVE.search(t):
             continue
         for j, (_, sent, p) in enumerate(sents):
@@ -1038,13 +1099,50 @@ _TOTAL = re.compile(r"\b(?:total|in all|altogether|combined|overall|ended|ends|e
 _SUMMED = re.compile(r"\b(?:totals?|totalled|totaling|totalling|in\s+all|altogether|combined|sum|add(?:s|ed)?\s+up\s+to|across|"
                      r"both|together|plus|overall|whole|entire|all|including|includes|each\s+way|round[- ]trip|return\s+trip|"
                      r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+)?(?:years|days|weeks|months|games|"
-                     r"seasons|nights|quarters|sessions|rounds|stages|legs|parts|items))\b", re.I)
+                     r"seasons|nights|quarters|sessions|rounds|stages|legs|parts|items))\b|\d\s*\+\s*[$£€]?\d", re.I)
 _CASE = re.compile(r"\s*(?:for\s+(?:a|an|each|every|any)\s|if\s|assuming\s|suppose\s|when\s+(?:a|an|you)\s)[^,;.]{0,80},", re.I)
 
 
 #: "Passage 2", "source [3]", "document 1": which source the answer cites, not a value it states.
 _SOURCE_REF = re.compile(r"\b(?:passages?|sources?|documents?|docs?|references?|excerpts?|snippets?|articles?|"
                          r"context|results?)\s*(?:#|no\.?|number)?\s*\[?$", re.I)
+
+
+_OPERATOR = re.compile(r"\s*[+\u2212\u00d7*/-]\s*$|\s*[+\u2212\u00d7*/]\s*|\s+-\s+")
+
+
+def _written_sum(c: _Parsed, q: Quantity) -> list[Quantity]:
+    """The other figures of an expression the claim writes out with ``q`` ("65 + 38 + 151"), or []."""
+    qs = c.quantities
+    i = next((k for k, x in enumerate(qs) if x is q), None)
+    if i is None:
+        return []
+    lo = hi = i
+    while lo > 0 and _OPERATOR.fullmatch(c.text[qs[lo - 1].end:qs[lo].start]):
+        lo -= 1
+    while hi + 1 < len(qs) and _OPERATOR.fullmatch(c.text[qs[hi].end:qs[hi + 1].start]):
+        hi += 1
+    return [x for x in qs[lo:hi + 1] if x is not q] if hi > lo else []
+
+
+def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
+    """The sum the claim writes right after ``q`` when it adds up to ``q``: "31 km (12 + 9 + 10)" -> "12 + 9 + 10".
+    Its terms are figures of their own, checked against the context like any other."""
+    qs = c.quantities
+    i = next((k for k, x in enumerate(qs) if x is q), None)
+    if i is None or i + 1 >= len(qs) or not re.fullmatch(r"\s*[(=:]\s*", c.text[q.end:qs[i + 1].start]):
+        return None
+    terms = [qs[i + 1]]
+    total = qs[i + 1].magnitude
+    for k in range(i + 2, len(qs)):
+        op = c.text[qs[k - 1].end:qs[k].start].strip()
+        if op not in ("+", "-", "\u2212"):
+            break
+        terms.append(qs[k])
+        total += qs[k].magnitude if op == "+" else -qs[k].magnitude
+    if len(terms) < 2 or not math.isclose(total, q.magnitude, rel_tol=1e-9):
+        return None
+    return c.text[terms[0].start:terms[-1].end]
 
 
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "") -> None:
@@ -1059,9 +1157,16 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
     # Unless the evidence counts the same thing itself ("four villages" against the claim's "three villages").
-    claim_qs = [q for q in claim_qs if not (q.is_word and 1 <= q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != "")
+    def premise(q: Quantity) -> bool:
+        return q.is_word and 1 <= q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != ""
+
+    claim_qs = [q for q in claim_qs if not premise(q)
                 or any(math.isclose(q.magnitude, e.magnitude) or e.dimension == q.dimension
                        for _, _, p in sents for e in p.quantities)]
+    # Those kept are checked last: one the claim's own arithmetic uses ("Three adults and two children pay £52":
+    # £12 x three + £8 x two) is its premise even where the context counts the same thing ("2 adults").
+    claim_qs.sort(key=premise)
+    operands_used: set[int] = set()
     # So is a figure in the case the claim sets up before its comma ("For a child weighing 20 kg, the dose is
     # 100 mg"; "If you earn $40,000, ..."): the claim's assumption, which the evidence need not state.
     case = _CASE.match(c.text)
@@ -1089,6 +1194,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
               and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
     for q in claim_qs:
         out.numbers += 1
+        if id(q) in operands_used:
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} (an operand of the claim's arithmetic)")
+            continue
         # Of several places that state the value, the one with more of the claim's words in its clause,
         # then the one under the same kind of bound ("notice for leave over 5 days" is "Leave longer than five
         # days needs ... notice", not another sentence's "up to 5 days").
@@ -1103,15 +1212,36 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             # stars: 3.5" for "rated 3.5 stars", among reviews' own "stars: 5.0"): stated, unless the
             # sentence about the claim's subject has another value in its slot (borrowed, below).
             hit = next(((k, e) for k, e, text in pool if _equivalent(q, e) and _near_terms(c, text, e.start, e.end, 20) > 0), None)
-        if hit is not None and hit[0] != support[0] and scores[support[0]] > scores[hit[0]] + 0.15 and not q.inherited:
-            # Stated, but in a sentence about something else, while the sentence about the claim's subject
-            # has another value in the same slot: a number borrowed from elsewhere.
-            rival = [e for e in sents[support[0]][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
-            if rival and not any(_equivalent(q, e) for e in sents[support[0]][2].quantities):
-                e = max(rival, key=lambda x: _slot_fit(c, sents[support[0]][2].text, x.start, x.end))
+        if hit is None:
+            # (stated only in a sentence that shares none of the claim's words: "on the market at £385,000" where
+            # £385,000 is the other listing's "offered at" price)
+            hit_far = next(((k, e) for k, e, _ in pool if _equivalent(q, e)), None)
+            # (a measure or a price, given plainly: "at least one of the gunmen" is no figure borrowed from elsewhere)
+            far = hit_far is not None and scores[hit_far[0]] == 0.0 and q.kind not in ("", "count") and not q.bound
+        else:
+            hit_far, far = hit, False
+        # Stated, but in a sentence about something else, while a sentence about the claim's subject (of the
+        # few it aligns to best) has another value in the same slot: a number borrowed from elsewhere.
+        home = next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
+                     and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
+        if hit_far is not None and home is not None and (hit is not None or far):
+            rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
+            # (not when the claim states it with the very words its own sentence does and no rival's: "two adult
+            # tickets at £14 each" is "£14 for adults", not the family ticket's "2 adults ... £40")
+            mine = _local_terms(c, q)
+            shared = len(mine & _local_terms(sents[hit_far[0]][2], hit_far[1]))
+            if shared and all(len(mine & _local_terms(sents[home][2], e)) < shared for e in rival):
+                rival = []
+            # (nor the terms of a sum the claim writes out, all stated in one sentence: "254 (65 + 38 + 151)"
+            # against "Osei scored 65, 38 and 151")
+            mates = _written_sum(c, q)
+            if mates and all(any(_equivalent(x, e) for e in sents[hit_far[0]][2].quantities) for x in mates):
+                rival = []
+            if rival and not any(_equivalent(q, e) for e in sents[home][2].quantities):
+                e = max(rival, key=lambda x: _slot_fit(c, sents[home][2].text, x.start, x.end))
                 out.numbers_unmatched.append(q.text)
                 out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e.text,
-                                                  evidence_span=_span(sents[support[0]][1], e.start, e.end),
+                                                  evidence_span=_span(sents[home][1], e.start, e.end),
                                                   confidence=conf["number"]))
                 continue
         if hit is not None:
@@ -1167,11 +1297,18 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # ... unless the evidence states a limit of the same kind in the claim's slot ("up to 128 devices" against
         # "up to 64 connected devices"): then the limits are compared, below, not an unrelated figure under it.
         same_limit = any(e.bound and q.bound and _UPPER.get(e.bound) == _UPPER.get(q.bound) and _slot(q, e) is not None
-                         and _near_terms(c, text, e.start, e.end) > 0 for k, e, text in pool if k in near)
+                         and _near_terms(c, text, e.start, e.end) > 0 and not _rounded_down(q, e)
+                         for k, e, text in pool if k in near)
         if q.bound in ("lt", "max", "gt", "min") and not same_limit and any(
-                _within_bound(q, e) for k, e, text in pool if k in near and not e.bound and not _stated_as_limit(text, e)):
+                _within_bound(q, e) for k, e, text in pool if k in near and (not e.bound or _rounded_down(q, e))
+                and not _stated_as_limit(text, e)):
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
+            continue
+        spelled = _spelled_out(c, q)
+        if spelled is not None:
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} = {spelled} (the claim's own sum)")
             continue
         stated = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
@@ -1191,6 +1328,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         if how is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how.text}")
+            operands_used.update(id(x) for x in how.operands)
             continue
         if any(_equivalent(q, a) for a in asked_qs):
             # The user's own figure ("We got a grant eight months ago"), reasoned with, is no claim about the context.
@@ -1546,6 +1684,27 @@ def _same_grain(a: DateValue, b: DateValue) -> bool:
 
 
 # -- names -------------------------------------------------------------------------------------
+def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """An identifier the context never writes, where a sentence about the same thing gives one of the same
+    shape: "seat 17A" against "Seat 17C has been assigned", "gate B21" against "gate B12"."""
+    mine = codes(c.text)
+    if not mine:
+        return
+    said = {d.claim_value for d in out.differences}
+    for code in mine:
+        if code.text in said or any(code.text.lower() in p.text.lower() for _, _, p in sents):
+            continue
+        shape = code_shape(code.text)
+        for _, sent, p in sents:
+            if not c.term_set & p.term_set:
+                continue
+            other = next((x for x in codes(p.text) if code_shape(x.text) == shape and x.text.lower() != code.text.lower()), None)
+            if other is not None:
+                out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
+                                                  evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))
+                break
+
+
 def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf, known,
               record: _Parsed | None = None) -> None:
     """A new name where the aligned clause has another; a known name in the clause of another."""
@@ -3393,6 +3552,12 @@ _RANKED_AS = re.compile(r"\b(?:is|was|are|were|remains|remained|became|becomes|r
                         r"(?:the\s+|its\s+|their\s+|our\s+)?(?:[\w\-]+\s+)?$", re.I)
 
 
+def _apposed(text: str, at: int, subject: frozenset[str]) -> bool:
+    """A superlative set beside the name in commas: "Io, the innermost, is ..." (the name right before)."""
+    m = re.search(r"([\w'’\-]+(?:\s+[\w'’\-]+){0,3})\s*,\s+the\s+$", text[max(0, at - 60):at])
+    return m is not None and subject <= words(m.group(1))
+
+
 def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
     """A superlative said of a name that the context ranks the other way in a clause naming it ("St Orlan's ...
     is the newest surviving church" / "St Orlan's is the oldest surviving one, while Holy Cross ... is the
@@ -3422,7 +3587,7 @@ def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
                 if any(lexicon.relation_key(x) == lexicon.relation_key(w) for x, _ in rel):
                     return  # the context says it too
                 anti = [(x, q) for x, q in rel if lexicon.opposed(w, x) and (lexicon.relation_key(x) or ("", "", ""))[1] == "s"
-                        and _RANKED_AS.search(p.text, a, a + q)]
+                        and (_RANKED_AS.search(p.text, a, a + q) or _apposed(p.text, a + q, subject[0]))]
                 if anti:
                     x, q = anti[0]
                     out.differences.append(Difference(
@@ -3430,6 +3595,70 @@ def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
                         evidence_value=f"{x} ({_around(p.text, a + q)})", evidence_span=_span(sent, a, b),
                         confidence=conf["comparison"]))
                     return
+
+
+#: The kind of figure each scale of comparison is read from ("lighter": masses; "cheaper": prices).
+_SCALE_KINDS = {"weight": ("mass",), "price": ("currency",), "length": ("length", "time"), "height": ("length",),
+                "distance": ("length",), "heat": ("temperature",), "speed": ("speed",), "depth": ("length",),
+                "width": ("length",), "size": ("length", "area", "volume", "data")}
+
+
+def _figures_by_name(sents, kinds: tuple[str, ...], known) -> list[tuple[frozenset[str], Quantity, EvidenceSentence, str]]:
+    """Figures of ``kinds`` with the name each is stated after in its sentence ("The Model S200 weighs 2.6 kg")."""
+    out = []
+    for _, sent, p in sents:
+        qs = [q for q in p.quantities if q.kind in kinds and not q.bound]
+        if not qs:
+            continue
+        ns = names(p.text, known)
+        for q in qs:
+            owner = max((n for n in ns if n.end <= q.start and not re.search(r"[;.]", p.text[n.end:q.start])),
+                        key=lambda n: n.end, default=None)
+            if owner is not None:
+                out.append((owner.tokens, q, sent, owner.text))
+    return out
+
+
+def _ranked_by_figures(claim: str, sents, known, out: FactCheck, conf) -> None:
+    """A comparison said of a name that the context's own figures rank the other way: "The S300 is the lighter
+    of the two" where the S200 weighs 2.6 kg and the S300 3.1 kg; "Plan B is the cheapest" where Plan A costs
+    less. Read only where the context states one figure of the scale's kind after each name."""
+    if any(d.slot in ("comparison", "direction") for d in out.differences):
+        return
+    for w, pc in lexicon.relation_words(claim):
+        key = lexicon.relation_key(w)
+        if key is None or key[0] not in _SCALE_KINDS or key[1] not in ("c", "s"):
+            continue
+        own = next(((a, b) for a, b in clauses(claim) if a <= pc < b), (0, len(claim)))
+        ranked = _RANKED_AS.search(claim, own[0], pc)
+        subject = names(claim[own[0]:ranked.start()], known) if ranked else []
+        if not subject:
+            continue
+        figs = _figures_by_name(sents, _SCALE_KINDS[key[0]], known)
+        owners = [t for t, _, _, _ in figs]
+        # the words that tell the names apart ("S200" / "S300", not the "Model" both share)
+        distinct = [t - frozenset().union(*(o for o in owners if o != t)) for t in owners]
+        mine = [f for f, d in zip(figs, distinct) if d & subject[0].tokens]
+        others = [f for f, d in zip(figs, distinct) if d and not d & subject[0].tokens]
+        than = re.match(r"\s+than\s+([^,.;]{1,60})", claim[pc + len(w):])
+        if than:
+            rival = {t for n in names(than.group(1), known) for t in n.tokens}
+            others = [f for f, d in zip(figs, distinct) if d & rival and not d & subject[0].tokens]
+        elif key[1] == "c" and len({f[3] for f in others}) != 1:
+            continue  # "the lighter" of more than two: not said which two
+        if len({f[3] for f in mine}) != 1 or not others or len({f[3] for f in others}) != len(others):
+            continue  # one figure per name, or the figures are not the names' own
+        x = mine[0][1]
+        if any(not _comparable(x, o[1]) or o[1].rate != x.rate for o in others):
+            continue
+        beaten = [o for o in others if (o[1].value < x.value if key[2] == "-" else o[1].value > x.value)]
+        if beaten:
+            o = beaten[0]
+            out.differences.append(Difference(
+                slot="comparison", claim_value=f"{w} ({subject[0].text})",
+                evidence_value=f"{mine[0][3]}: {x.text}; {o[3]}: {o[1].text}", evidence_span=_span(o[2]),
+                confidence=conf["comparison"]))
+            return
 
 
 _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "followed", "prior"})
@@ -3940,6 +4169,23 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
             items[0] = (items[0][0][cue.end():].strip(), items[0][1] + cue.end() + len(items[0][0][cue.end():]) -
                         len(items[0][0][cue.end():].lstrip()))
         middle = items[1:-1]
+        if len(middle) >= 2 and len(content_terms(items[0][0])) > 4 and not _DISCOURSE.match(items[0][0]) \
+                and all(len(content_terms(t)) <= 4 and not _DISCOURSE.match(t) for t, _ in middle):
+            # A lead-in with no cue word ("The pass grants free entry to the National Gallery, the Maritime
+            # Museum, ..."): the first item is as long as the items after it, from its end.
+            keep = max(len(content_terms(t)) for t, _ in middle)
+            first, at = items[0]
+            ws = list(re.finditer(r"[\w'’\-]+", first))
+            n, cut = 0, None
+            for w in reversed(ws):
+                n += w.group().lower() not in STOPWORDS
+                if n == keep:
+                    cut = w.start()
+                    break
+            if cut is not None:
+                art = re.search(r"\b(?:the|a|an)\s+$", first[:cut], re.I)
+                cut = art.start() if art else cut
+                items[0] = (first[cut:], at + cut)
         if not items[0][0] or any(len(content_terms(t)) > 4 or _DISCOURSE.match(t) for t, _ in items[:-1]) \
                 or _DISCOURSE.match(items[-1][0]):
             continue  # clauses ("Based on the passages, it appears that ..."), not items
@@ -4058,7 +4304,8 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
     a value of the asked kind (a number for "how much", a date for "when", a name for "who")."""
     topic = lexicon.abstention_topic(claim)
     wants = _asked_kind(claim)
-    yes_no = re.search(r"\b(?:whether|if)\b", claim, re.I) is not None
+    warning = lexicon.denies_warning(claim)
+    yes_no = not warning and re.search(r"\b(?:whether|if)\b", claim, re.I) is not None
     topic = re.sub(r"^\s*(?:whether|if)\s+", "", topic, flags=re.I)
     # Words that ask for the value ("location", "details") are not what the evidence must share; nor, in a
     # yes/no topic, the verb that asks it ("whether the device works with iOS": "not with iOS" answers it).
@@ -4078,16 +4325,22 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         t_terms -= set(_DIMENSION_WORDS) | {"long"}
     if not t_terms:
         return
+    act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
     best = None
     for k, (_, s, p) in enumerate(sents):
         if lexicon.is_abstention(p.text) or re.search(r"\b(?:not|no)\s+(?:say|state|mention|specify|disclose)", p.text, re.I):
             continue
         cov = _coverage(t_terms, _with_referent(sents, k))  # "Its headquarters moved ...": the firm before
+        if cov < 0.99 and k and sents[k - 1][1][0] == sents[k][1][0] and not names(p.text) \
+                and _coverage(t_terms, p.term_set) > 0:
+            # A sentence that names nothing of its own goes on about the one before ("The lecture is on 22 April.
+            # Admission is free but booking is required." answers whether you need to book for the lecture).
+            cov = max(cov, _coverage(t_terms, p.term_set | sents[k - 1][2].term_set))
         figures = [q for q in p.quantities if (not dims or q.kind in dims)
                    and not re.search(r"\b(?:every|each|per)\s+$", p.text[max(0, q.start - 8):q.start], re.I)]
         # A figure of the very dimension asked for ("how long the course stays open": "closes six hours after
         # the start") needs fewer of the topic's words: the abstention's verbs are its own wording.
-        need = 0.33 if dims and figures and len(t_terms) >= 3 else 0.66 if len(t_terms) >= 2 else 1.0
+        need = 0.33 if dims and figures and len(t_terms) >= 3 else 0.5 if warning else 0.66 if len(t_terms) >= 2 else 1.0
         if cov < need:
             continue
         has = {"number": bool(figures), "date": bool(p.dates or p.times), "name": bool(names(p.text)),
@@ -4101,10 +4354,18 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         # permitted" answers it for "the Dunmere trailhead" the sentence before names; "pets" never named does not)
         ok = ok or (yes_no and cov >= 0.66 and modal_asked and t_terms <= everywhere
                     and lexicon.modality(p.text) in ("allowed", "forbidden", "required", "optional"))
+        if warning:  # "does not warn against ...": refuted by a ban or a caution on its act, and by nothing else
+            ok = (cov >= 0.66 or (cov >= 0.5 and act in p.term_set)) and lexicon.modality(p.text) in ("forbidden", "discouraged")
         if ok and (best is None or cov > best[0]):
             best = (cov, k)
-    if best is not None and any(_equivalent(q, e) for q in _parse(claim).quantities for e in sents[best[1]][2].quantities):
-        best = None  # "... no specific instructions, but rather mention 5-10 minutes": the claim gives the figure itself
+    if best is not None:
+        # "... no specific instructions, but rather mention 5-10 minutes": the claim gives the figure itself. Only
+        # when it gives every figure the sentence states: "gives the full-time length of 12 months but not the
+        # part-time one" against "12 months full-time or 24 months part-time" leaves one the context does state.
+        stated = [e for e in sents[best[1]][2].quantities if not dims or e.kind in dims]
+        given = _parse(claim).quantities
+        if stated and all(any(_equivalent(q, e) for q in given) for e in stated):
+            best = None
     if best is not None:
         k = best[1]
         out.differences.append(Difference(slot="false_abstention", claim_value=claim.strip(),

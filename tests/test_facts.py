@@ -1544,3 +1544,120 @@ def test_a_passive_claim_names_another_doer():
 def test_session14_lists_and_permission_abstentions(claim, context, slot, flagged):
     found, _ = slots(claim, context)
     assert ((slot, "mismatch") in found) is flagged, found
+
+
+@pytest.mark.parametrize("claim, context, slot, flagged", [
+    # an abstention refuted by a sentence that names nothing of its own after the one that does
+    ("The page doesn't say whether you have to register for the workshop.",
+     "The pottery workshop runs on 3 May in Studio 2. Entry is free but registration is required.",
+     "false_abstention", True),
+    ("The page doesn't say whether you have to register for the concert.",
+     "The pottery workshop runs on 3 May in Studio 2. Entry is free but registration is required.",
+     "false_abstention", False),
+    # an abstention that gives one figure of the sentence and says another is missing
+    ("The prospectus gives the daytime fee of $900 but doesn't mention how much the evening course costs.",
+     "The course costs $900 for daytime students or $1,150 for evening students.", "false_abstention", True),
+    ("The prospectus gives the daytime fee of $900 and the evening fee of $1,150.",
+     "The course costs $900 for daytime students or $1,150 for evening students.", "false_abstention", False),
+    # "does not warn against": refuted by a ban, not by any sentence on the topic
+    ("The leaflet does not warn against driving after a dose.",
+     "Do not drive or operate machinery after taking this medicine. Store below 25°C.", "false_abstention", True),
+    ("The leaflet does not warn against drinking coffee after a dose.",
+     "Coffee may be drunk as usual after a dose. Store below 25°C.", "false_abstention", False),
+    # an identifier of the same shape in the sentence about the same thing
+    ("Your locker is C42.", "Your locker is C24, on the lower floor. The changing rooms open at 6 am.", "entity", True),
+    ("Your locker is C24.", "Your locker is C24, on the lower floor. The changing rooms open at 6 am.", "entity", False),
+    ("Passengers in row 12 sit in seat 12F.", "Your seat is 12A, a window seat in row 12.", "entity", True),
+    # a figure stated only in another listing's sentence, its own sentence giving another price
+    ("The Birch Road cottage is on the market at $410,000.",
+     "Plot 1: 9 Elm Row is a detached house offered at $410,000. Plot 2: Birch Road cottage, with two bedrooms, "
+     "is priced at $295,000.", "number", True),
+    ("The Birch Road cottage is on the market at $295,000.",
+     "Plot 1: 9 Elm Row is a detached house offered at $410,000. Plot 2: Birch Road cottage, with two bedrooms, "
+     "is priced at $295,000.", "number", False),
+])
+def test_session15_abstentions_codes_and_borrowed_figures(claim, context, slot, flagged):
+    found, _ = slots(claim, context)
+    assert ((slot, "mismatch") in found) is flagged, found
+
+
+@pytest.mark.parametrize("claim, context", [
+    # "twice a month" is two times a month
+    ("The choir rehearses two times a month and has fourteen members.",
+     "The choir rehearses twice a month and currently has 14 members."),
+    # a minus sign: -4°C converted from 25°F
+    ("Overnight lows reach 25°F (about -4°C).", "Overnight lows reach 25°F in January."),
+    # a leading "No." answers the question; it negates nothing
+    ("No. Bags under 8 kg can go in the cabin free of charge.",
+     "Bags under 8 kg can go in the cabin free of charge. Heavier bags must be checked in."),
+    # a direction word of another clause ("compared with a profit") is not this figure's
+    ("The chain made a £3 million loss in the first quarter, down from a £5 million profit a year before.",
+     "The chain reported a loss of £3 million for the first quarter, compared with a profit of £5 million a year earlier."),
+    # a sum written out, its terms all stated in one sentence
+    ("Lena ran farther: 31 km (12 + 9 + 10) against Tom's 27 km (8 + 11 + 8).",
+     "Over the three days Tom ran 8, 11 and 8 km. His sister Lena ran 12, 9 and 10 km."),
+    # counts priced each at their own kind's price
+    ("Three adults and two children pay £52 in all: three tickets at £12 and two at £8.",
+     "Entry costs £12 for adults and £8 for children under 14. A family pass for 2 adults and 2 children is £35."),
+    # a lower bound rounded down from the evidence's own
+    ("The survey took a little over six years.", "The survey took over 6.3 years to complete."),
+    # a field aligned to its record's sentence has no polarity of its own there
+    ('{"venue": "Harbour Hall", "cloakroom_optional": true}',
+     "Harbour Hall, 5 Quay Road, hosts the dinner. An optional cloakroom costs £2."),
+])
+def test_session15_faithful_rewordings_pass(claim, context):
+    ex = SentenceClaimExtractor()
+    for cl in ex.extract(claim):
+        fc = check_facts(cl.statement or cl.text, sentences(context), record=cl.record)
+        assert not [d for d in fc.differences if d.kind == "mismatch"], (cl.text, fc.differences)
+
+
+@pytest.mark.parametrize("claim, context", [
+    # the counts put on the other kind's price
+    ("Three adults and two children pay £44 in all.",
+     "Entry costs £12 for adults and £8 for children under 14. A family pass for 2 adults and 2 children is £35."),
+    # a lower bound above the evidence's is no rounding
+    ("The survey took more than eight years.", "The survey took over 6.3 years to complete."),
+    # the same frequency word, another count
+    ("The choir rehearses three times a month.", "The choir rehearses twice a month and currently has 14 members."),
+])
+def test_session15_counterparts_are_flagged(claim, context):
+    fc = check_facts(claim, sentences(context))
+    assert [d for d in fc.differences if d.kind == "mismatch"], fc.differences
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # a comparison the context's own figures rank the other way
+    ("The Aria kettle is the lighter of the two.",
+     "The Aria kettle weighs 1.4 kg and boils in 3 minutes. The Brio kettle weighs 1.1 kg.", True),
+    ("The Brio kettle is the lighter of the two.",
+     "The Aria kettle weighs 1.4 kg and boils in 3 minutes. The Brio kettle weighs 1.1 kg.", False),
+    ("Route Coast is cheaper than Route Hills.", "Route Coast costs $48. Route Hills costs $39.", True),
+    ("Route Hills is cheaper than Route Coast.", "Route Coast costs $48. Route Hills costs $39.", False),
+    # a superlative set beside the name in commas
+    ("Deimos is the innermost of the two moons.",
+     "Phobos, the innermost, orbits every 7.7 hours, while Deimos, the outermost, takes 30 hours.", True),
+    ("Phobos is the innermost of the two moons.",
+     "Phobos, the innermost, orbits every 7.7 hours, while Deimos, the outermost, takes 30 hours.", False),
+    # a list after a lead-in with no cue word, said to be all of it
+    ("The ticket covers three sites: the Old Mill, the Lock House and the Pump Station.",
+     "Holders of the ticket get free entry to the Old Mill, the Lock House, the Pump Station and the Weir Gallery.", True),
+    ("The ticket covers four sites: the Old Mill, the Lock House, the Pump Station and the Weir Gallery.",
+     "Holders of the ticket get free entry to the Old Mill, the Lock House, the Pump Station and the Weir Gallery.", False),
+])
+def test_session15_comparisons_superlatives_and_lists(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch"]) is flagged, fc.differences
+
+
+def test_session15_text_layer_values():
+    from guardrail.text.quantities import parse_quantities
+
+    assert [q.value for q in parse_quantities("a quarter of a million homes")] == [250000.0]
+    # a range's dash or a height's is no minus sign; a minus before a temperature is
+    assert [q.value for q in parse_quantities("a 40%-57% chance")] == [40.0, 57.0]
+    assert parse_quantities("lows of -6°C")[0].value == -6.0
+    # a verb before a figure is not what it counts, and a list shares its last unit
+    assert [q.dimension for q in parse_quantities("Tom ran 8, 11 and 8 km.")] == ["length"] * 3
+    assert [q.value for q in parse_quantities("meets twice a month")] == [2.0]
+    assert parse_quantities("once you arrive") == []

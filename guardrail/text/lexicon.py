@@ -24,6 +24,7 @@ __all__ = [
     "quantifier_rank",
     "condition_cues",
     "is_abstention",
+    "denies_warning",
     "abstention_topic",
     "is_injection",
     "attribute_words",
@@ -174,7 +175,7 @@ _SCALES: list[tuple[str, str, str]] = [
     ("strength", "stronger strongest", "weaker weakest"),
     ("frequency", "commonest", "rarer rarest"),
     ("depth", "deeper deepest", "shallower shallowest"),
-    ("distance", "farther farthest further furthest", "nearer nearest closer closest"),
+    ("distance", "farther farthest further furthest outermost", "nearer nearest closer closest innermost"),
     ("difficulty", "harder hardest", "easier easiest"),
     ("noise", "louder loudest noisier noisiest", "quieter quietest"),
     ("height", "taller tallest", "shorter"),
@@ -195,7 +196,7 @@ _SCALE_OF: dict[str, tuple[str, str, str]] = {}
 for _scale, _plus, _minus in _SCALES:
     for _sign, _ws in (("+", _plus), ("-", _minus)):
         for _w in _ws.split():
-            _deg = "s" if _w.endswith("est") or _w in ("most", "least", "first", "last", "top", "bottom", "maximum",
+            _deg = "s" if _w.endswith(("est", "most")) or _w in ("most", "least", "first", "last", "top", "bottom", "maximum",
                                                      "minimum") else "c" if _w.endswith("er") or _w in ("more", "less") else "v"
             _SCALE_OF.setdefault(_w, (_scale, _deg, _sign))
 _GRADED = re.compile(r"\b(?:(most|least|more|less)\s+([a-z]{4,})|([a-z]+))\b")
@@ -342,6 +343,10 @@ _ABSTAIN = re.compile(
     r"information|articles?|reports?|policy|page|materials?)"
     r"|(?:unable|impossible)\s+to\s+(?:determine|tell|say|find|confirm)"
     r"|no\s+(?:information|details?|data)\s+(?:is|are|was|were)?\s*(?:given|provided|available)?\s*(?:about|on|regarding|as\s+to)"
+    # "The label does not warn against using it if ...": no warning given, a claim about the source.
+    r"|\b(?:label|leaflet|policy|guide|manual|notice|instructions|documents?|texts?|passages?|context|sources?|page|"
+    r"website|information|handbook|insert|packaging)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:warn|caution|advise)\s+"
+    r"(?:against|about|of|that)"
     r"|(?:does|do)\s+not\s+(?:appear|seem)\s+to\s+(?:be\s+)?(?:mention|state|specif|provid|includ)\w*"
     r"|(?:the\s+)?(?:answer|information)\s+(?:is|was)\s+not\s+(?:in|available|provided|found)"
     # "The release notes for patch 3.8.1 don't say ...": the source and what it is of, then the denial.
@@ -351,11 +356,22 @@ _ABSTAIN = re.compile(
     r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include)"
     # "The leaflet explains how to store the drops but doesn't say how long ...": the source named first.
     r"|(?<![\w-])(?:documents?|context|texts?|passages?|sources?|articles?|reports?|leaflet|label|guide|manual|page|"
-    r"website|policy|notice|brochure|listing|description|announcement|statement|email|letter|schedule|timetable)"
+    r"website|policy|notice|brochure|listing|description|announcement|statement|email|letter|schedule|timetable|"
+    r"prospectus|syllabus|handbook|bulletin|newsletter|memo|changelog|release\s+notes|flyer|pamphlet|booklet|"
+    r"factsheet|fact\s+sheet|datasheet|catalogue|catalog|menu|itinerary|invoice|contract|agreement|terms)"
     r"\b[^.;:!?\n]{1,120}?\b(?:but|yet|though|although)\s+(?:it\s+|they\s+)?(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
     r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include))",
     re.IGNORECASE,
 )
+
+
+_NO_WARNING = re.compile(r"\b(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:warn|caution|advise)\s+(?:against|about|of|that)\b", re.I)
+
+
+def denies_warning(text: str) -> bool:
+    """Does an abstention say the source gives no warning ("the label does not warn against ...")? Only a
+    sentence that warns (a ban or a caution) refutes it, not any sentence on the topic."""
+    return bool(_NO_WARNING.search(text))
 
 
 def is_abstention(text: str) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .dates import MONTHS, WEEKDAYS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "clauses", "TITLES"]
+__all__ = ["Name", "names", "name_tokens", "words", "clauses", "codes", "code_shape", "TITLES"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
                    "minister senator judge justice professor doctor mayor governor king queen prince princess lord "
@@ -119,3 +119,32 @@ def clauses(text: str) -> list[tuple[int, int]]:
     if pos < len(text):
         spans.append((pos, len(text)))
     return [(a, b) for a, b in spans if text[a:b].strip()] or [(0, len(text))]
+
+
+#: An identifier that mixes digits and letters: "seat 17C", "gate B12", "booking QX7R2L", "the A320".
+_CODE = re.compile(r"(?<![\w\-/.])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,10}(?![\w\-/]|\.\d)")
+#: Letters after digits that make a measure, an ordinal, a decade or a clock time, not a code: "5kg", "2nd",
+#: "1990s", "3pm", "4x", "10k", "5G" (a network generation reads as a code either way).
+_NOT_CODE_SUFFIX = re.compile(r"(?:st|nd|rd|th|s|am|pm|x|k|m|bn|mn|p|d|h|hr|hrs|min|mins|sec|secs|yr|yrs|"
+                              r"ng|ug|mg|g|kg|t|lb|lbs|oz|nm|mm|cm|km|ft|yd|mi|ml|cl|dl|l|ms|kb|mb|gb|tb|"
+                              r"ha|kw|mw|gw|kwh|mwh|w|v|mah|hz|khz|mhz|ghz|px|dpi|fps|mph|kph|kmh|in)", re.I)
+
+
+def codes(text: str) -> list[Name]:
+    """The identifiers of ``text`` that mix digits and letters ("17C", "B12", "QX7R2L"), not measures
+    ("5kg", "3pm", "2nd")."""
+    out = []
+    for m in _CODE.finditer(text):
+        tok = m.group(0)
+        if m.start() and text[m.start() - 1] in "°º":
+            continue
+        if tok[0].isdigit() and re.fullmatch(r"\d+", tok.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")) \
+                and _NOT_CODE_SUFFIX.fullmatch(tok.lstrip("0123456789")):
+            continue
+        out.append(Name(m.start(), m.end(), tok))
+    return out
+
+
+def code_shape(code: str) -> str:
+    """Where an identifier has digits and where letters: "17C" and "17A" share "99A"; "B12" is "A99"."""
+    return re.sub(r"[A-Za-z]", "A", re.sub(r"\d", "9", code))

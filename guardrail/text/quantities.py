@@ -226,6 +226,14 @@ remain will would can could may might must should shall did does do say says sai
 rose grew made took gave saw ran quit kept held paid sold bought spent met chose wrote drove flew sat stood began told
 found brought thought""".split())
 #: Words after a number that are not what it counts.
+#: Verbs with no "-ed" that a figure follows ("Tom ran 8, 11 and 8 km", "she won 3"): never the noun it counts.
+_IRREGULAR_VERBS = frozenset("""ran run runs won win wins lost lose loses made make makes took take takes gave give gives
+got get gets had has have sold sell sells paid pay pays spent spend spends bought buy buys hit hits cost costs set sets
+put puts drove drive drives flew fly flies swam swim swims rode ride rides grew grow grows fell falls rose rise rises saw
+see sees ate eat eats drank drink drinks kept keep keeps left leave leaves met meet meets beat beats threw throw throws
+caught catch catches built build builds sent send sends brought bring brings found find finds held hold holds led lead
+leads wrote write writes became become becomes began begin begins came come comes went go goes scores reach reaches
+hits totals numbers counts""".split())
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
 percent times time per cent out other others more between""".split())
@@ -354,12 +362,45 @@ def _ratios(text: str) -> list[Quantity]:
     return out
 
 
+#: "twice a month", "once daily", "three times a week": how often, a count of times ("two times a month").
+_FREQUENCY = re.compile(r"\b(?P<w>once|twice|thrice)(?=\s+(?:an?|per|every|each|daily|weekly|monthly|yearly|annually|"
+                        r"hourly|nightly|a\s+day|a\s+week|a\s+month|a\s+year)\b)", re.I)
+_TIMES_WORDS = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+
+
+#: "a quarter of a million", "half a billion", "three quarters of a million": a share of a scale word.
+_SHARE_OF_SCALE = re.compile(r"\b(?P<f>a\s+quarter|a\s+third|half|three\s+quarters|two\s+thirds)\s+(?:of\s+)?an?\s+"
+                             r"(?P<s>thousand|million|billion|trillion)\b", re.I)
+
+
+def _shares_of_scale(text: str) -> list[Quantity]:
+    out = []
+    for m in _SHARE_OF_SCALE.finditer(text):
+        share = number_word_value(re.sub(r"\s+", " ", m.group("f").lower()))
+        if share is None:
+            continue
+        mag = share * _SCALE_WORDS[m.group("s").lower()]
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=mag, value=mag, dimension="",
+                            unit="", bound=None, approx=False, digits=2, is_word=True))
+    return out
+
+
+def _frequencies(text: str) -> list[Quantity]:
+    return [Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=_TIMES_WORDS[m.group("w").lower()],
+                     value=_TIMES_WORDS[m.group("w").lower()], dimension="", unit="", bound=None, approx=False,
+                     digits=1, is_word=True) for m in _FREQUENCY.finditer(text)]
+
+
 def parse_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in order. Years (1500-2099 with no unit) and clock times are left to
     :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends; "three in five" is a
     share (60%, approximate: "about three in five" for 61%)."""
     out = _parse_quantities(text)
     extra = _half_units(text) + (_ratios(text) if " in " in text or " out of " in text else [])
+    if "ice" in text or "nce" in text:
+        extra += _frequencies(text)
+    if "illion" in text or "housand" in text:
+        extra += _shares_of_scale(text)
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
         # ("about three in five").
@@ -394,6 +435,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue
         if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
             continue  # "rated for 90 kg and suitable for children aged 3": an age, not 3 kg
+        if re.match(r"\s+(?:at|for|@|costing|priced\s+at)\s+\S*\d", text[q.end:q.end + 24], re.I):
+            continue  # "three tickets at £12 and two at £8": a count of its own, priced after it
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
             qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True)
@@ -431,6 +474,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
         else:
             mag = float(raw.replace(",", ""))
         start, end = m.start("num"), m.end()
+        if not is_word and start and text[start - 1] in "-\u2212" and (start == 1 or text[start - 2] in " \t\n([{:=~\u2248") \
+                and m.start() == start:
+            mag = -mag  # "-6°C", "(−12 °F": a minus sign, not a range's dash ("5-6") or a name's ("COVID-19")
         unit_raw = (m.group("unit") or "").lower()
         scale_raw = (m.group("scale") or "").lower()
         cur_raw = (m.group("cur") or "").strip().lower()
@@ -517,7 +563,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 prev = _PREV_WORD.search(text, max(0, start - 40), start)
                 word = prev.group(1).lower() if prev else ""
                 keyed = prev is not None and ":" in prev.group(0)  # "business_stars: 4.5": the key names it
-                verbish = not keyed and (word.endswith(("ed", "ing"))
+                verbish = not keyed and (word.endswith(("ed", "ing")) or word in _IRREGULAR_VERBS
                                          or (prev is not None and word.endswith("s") and " of" not in prev.group(0)))
                 if prev and word not in _NOT_NOUNS and not verbish and not (m.group("bound") or "").strip():
                     dim = "count:" + _stem_noun(prev.group(1))
@@ -558,6 +604,12 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 factor = value / mag if mag else 1.0
                 out[-1] = Quantity(prev_q.start, prev_q.end, prev_q.text, prev_q.magnitude, prev_q.magnitude * factor,
                                    dim, q.unit, prev_q.bound, prev_q.approx, prev_q.digits, prev_q.is_word)
+                # and back along a list: "ran 8, 11 and 8 km" measures all three in km
+                j = len(out) - 2
+                while j >= 0 and not out[j].dimension and re.fullmatch(r"\s*,\s*", text[out[j].end:out[j + 1].start]):
+                    x = out[j]
+                    out[j] = replace(x, value=x.magnitude * factor, dimension=dim, unit=q.unit)
+                    j -= 1
         # "between 12 and 64 characters": the ends are the range's limits (a claimed "at least 64" is the wrong one).
         if out and re.fullmatch(r"\s*and\s*", text[out[-1].end:m.start()]) and \
                 re.search(r"\bbetween\s+$", text[max(0, out[-1].start - 10):out[-1].start], re.I) and \

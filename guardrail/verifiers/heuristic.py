@@ -327,10 +327,10 @@ class HeuristicVerifier:
             for t in ts & claim_terms:
                 df[t] = df.get(t, 0) + 1
         idf = {t: math.log(1 + n / df.get(t, 1)) for t in claim_terms}
-        total = sum(idf.values()) or 1.0
+        total = math.fsum(idf.values()) or 1.0
         scores = []
         for i, (ts, text) in enumerate(zip(terms, sentences)):
-            lexical = sum(idf[t] for t in ts & claim_terms) / total
+            lexical = math.fsum(idf[t] for t in ts & claim_terms) / total
             has_value = bool(claim_values & (_numbers(text) | _dates(text)))
             scores.append(float(sims[i]) + lexical + 0.5 * has_value)
         return int(np.argmax(scores))
