@@ -343,13 +343,13 @@ def check_facts(
         # Sentences that share as many of the claim's words: the one that names its subject, then the one that
         # states its figures ("Eastmoor had the highest turnout of the four wards, at 31%" is about "Eastmoor
         # recorded the lowest turnout at 31%", not "... varied widely across the four wards").
-        mine = c.quantities[:8]
+        c_figures = c.quantities[:8]
         own_names = names(claim, known)
         first = re.match(r"\s*([A-Z][a-z]+)\b", claim)  # a name that opens the claim is known nowhere else
         lead = name_tokens(own_names[0].text) if own_names else \
             frozenset({first.group(1).lower()}) if first and first.group(1).lower() not in STOPWORDS else frozenset()
         best = max(tied, key=lambda k: (len(lead & words(parsed[k].text)),
-                                        sum(1 for q in mine if any(_equivalent(q, e) for e in parsed[k].quantities[:32]))))
+                                        sum(1 for q in c_figures if any(_equivalent(q, e) for e in parsed[k].quantities[:32]))))
     out.aligned = sents[best][0]
     best_score = scores[best]
     support = [k for k in range(len(parsed)) if scores[k] >= max(0.3, 0.75 * best_score)][:3] or [best]
@@ -991,18 +991,18 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
         counts = [(x, _local_terms(c, x)) for x in c.quantities if x.kind in ("", "count") and x is not q]
         ops = how.operands
         # (a x b + c: the lone c is taken once)
-        priced = [tuple(ops[:2]), tuple(ops[2:])] if len(ops) == 4 else [tuple(ops[:2]), (None, ops[2])]
+        priced: list[tuple[Quantity | None, Quantity]] = [(ops[0], ops[1]), (ops[2], ops[3]) if len(ops) == 4 else (None, ops[2])]
         for x, y in priced:
             count, price = (x, y) if x is None or x.kind in ("", "count") else (y, x)
-            if id(price) not in where or price.kind in ("", "count"):
+            if price is None or id(price) not in where or price.kind in ("", "count"):
                 continue
             times = 1.0 if count is None else count.magnitude
             terms = _local_terms(sents[where[id(price)]][2], price)
             theirs = [n for n, t in counts if t & terms]
             if theirs and not any(math.isclose(n.magnitude, times) for n in theirs):
                 return Difference(slot="number", claim_value=q.text, evidence_value=f"{price.text} is the price for the "
-                                  f"claim's '{theirs[0].text}' (it computes '{how.text}')", evidence_span=_span(sents[where[id(price)]][1], price.start, price.end),
-                                  confidence=conf["number"])
+                                  f"claim's '{theirs[0].text}' (it computes '{how.text}')",
+                                  evidence_span=_span(sents[where[id(price)]][1], price.start, price.end), confidence=conf["number"])
     # Within a sentence: the figure stated with the claim's subject is another than the one computed from
     # ("the Basic plan is $25 a month and the Pro plan is $40 a month": "Pro costs $300 a year" is Basic's).
     claim_words = c.wording - {_fold(t) for t in content_terms(asked)}
