@@ -904,6 +904,10 @@ def sentence_subject(text: str) -> str | None:
     return first.text if _NAMED_AS.fullmatch(text[: first.start]) else None
 
 
+#: A claim that places itself after the one before: "After that, ...", "Then ...", "... shortly afterwards".
+_AFTER_PREVIOUS = re.compile(r"^\W*(?:after\s+(?:that|this)|afterwards?|then|next|subsequently|later|finally)\b|"
+                             r"\b(?:shortly|soon|immediately|only)\s+(?:afterwards?|after\s+that|thereafter)\b|"
+                             r"\b(?:afterwards?|thereafter)\W*$", re.I)
 _NAMED_AS = re.compile(r"\s*(?:the|this|that|your|our)\s+[^,;.:]{0,60}?\s(?:is|was)\s+(?:called\s+|named\s+)?", re.I)
 
 
@@ -977,8 +981,10 @@ class SentenceClaimExtractor:
             text = answer[c.start : c.end]
             # "It was designed by ..." after "The Eiffel Tower was completed ...": the pronoun's referent.
             lead = _PRONOUN_LEAD.match(text)
+            # "After that, disconnect ...", "... died shortly afterwards": after the claim before.
+            after = claims[-1].text if claims and _AFTER_PREVIOUS.search(text) else None
             claims.append(Claim(id=f"c{n}", text=text, start=c.start, end=c.end, kind=c.kind, citations=cites,
-                                subject=subject if lead else None))
+                                subject=subject if lead else None, after=after))
             own = sentence_subject(text)
             if own or not lead:
                 subject = own

@@ -119,6 +119,11 @@ class Claim(_Model):
         description="The name a leading pronoun refers to ('It was designed by ...' after 'The Eiffel Tower was "
         "completed ...'), from the answer's preceding sentence; the fact checks compare it with the evidence's.",
     )
+    after: str | None = Field(
+        default=None,
+        description="The answer's claim before this one, when this one says it comes after it ('After that, disconnect "
+        "the router', 'Moctezuma died shortly afterwards'): the fact checks compare that order with the context's.",
+    )
     record: str | None = Field(
         default=None,
         description="For a field of a structured answer: the other fields of the same record ('seat: 14C; departure: "

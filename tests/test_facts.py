@@ -1661,3 +1661,55 @@ def test_session15_text_layer_values():
     assert [q.dimension for q in parse_quantities("Tom ran 8, 11 and 8 km.")] == ["length"] * 3
     assert [q.value for q in parse_quantities("meets twice a month")] == [2.0]
     assert parse_quantities("once you arrive") == []
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # who did what to whom, a descriptor before the second name
+    ("Harbor Mills agreed to buy Kestrel Textiles for $90 million.",
+     "Kestrel Textiles agreed to acquire the family-run weaving firm Harbor Mills for $90 million.", True),
+    ("Kestrel Textiles agreed to buy Harbor Mills for $90 million.",
+     "Kestrel Textiles agreed to acquire the family-run weaving firm Harbor Mills for $90 million.", False),
+    ("Delta Freight filed a lawsuit against its former driver Omar Sidi.",
+     "The claimant, Omar Sidi, sued his former employer, Delta Freight, over unpaid wages.", True),
+    # a caution given to the wrong party, another clause holding a "not"
+    ("Professor Ana Ruiz cautioned that the sample was small.",
+     "Professor Ana Ruiz said the results were encouraging. Dr Tom Hale, who did not take part, cautioned that the "
+     "sample was small.", True),
+    ("Dr Tom Hale cautioned that the sample was small.",
+     "Professor Ana Ruiz said the results were encouraging. Dr Tom Hale, who did not take part, cautioned that the "
+     "sample was small.", False),
+    # the old value, given after the new one ("replacing"), in pence
+    ("Staff are paid 30p per mile for cycling.",
+     "The cycling allowance has been raised to 38p per mile, replacing the previous rate of 30p.", True),
+    ("Staff are paid 38p per mile for cycling.",
+     "The cycling allowance has been raised to 38p per mile, replacing the previous rate of 30p.", False),
+    # the old value named by a lead-in clause
+    ("Members get 10 free guest passes a year.",
+     "Under the old scheme, members got 10 free guest passes a year. From April, members get 12.", True),
+    # a change said the other way, words of manner around it
+    ("Officials said the number of visitors is still rising.", "Officials said visitors continue to decline.", True),
+    ("Officials said the number of visitors is still falling.", "Officials said visitors continue to decline.", False),
+])
+def test_session15_roles_parties_superseded_and_direction(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+@pytest.mark.parametrize("answer, context, flagged", [
+    # a claim that says it comes after the claim before, against the context's order
+    ("Pour the resin into the mould. After that, mix the hardener into the resin.",
+     "First, mix the hardener into the resin. Next, pour the resin into the mould and leave it for a day.", True),
+    ("Mix the hardener into the resin. After that, pour the resin into the mould.",
+     "First, mix the hardener into the resin. Next, pour the resin into the mould and leave it for a day.", False),
+    ("The bridge was closed to traffic. The old ferry service ended shortly afterwards.",
+     "After the old ferry service ended in 1998, the bridge was closed to traffic for repairs.", True),
+    ("The old ferry service ended. The bridge was closed to traffic shortly afterwards.",
+     "After the old ferry service ended in 1998, the bridge was closed to traffic for repairs.", False),
+])
+def test_session15_order_across_claims(answer, context, flagged):
+    claims = SentenceClaimExtractor().extract(answer)
+    found = []
+    for cl in claims:
+        fc = check_facts(cl.text, sentences(context), after=cl.after)
+        found += [d for d in fc.differences if d.slot == "comparison"]
+    assert bool(found) is flagged, found

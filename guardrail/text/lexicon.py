@@ -51,15 +51,22 @@ DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lacks?|lacki
                      r"prevent(?:s|ed)?|stop(?:s|ped)?|prohibit(?:s|ed)?|forbid(?:s|den)?|ban(?:s|ned)?)\b|n['\u2019]t\b", re.I)
 
 
+#: A relative clause set off by commas says something of its noun, not of the sentence: "Dr Hale, who did not
+#: take part, cautioned that ..." does not negate the caution.
+_ASIDE_RELATIVE = re.compile(r",\s+(?:who|whom|whose|which)\b[^,;.]{1,80},")
+
+
 def without_non_negations(text: str) -> str:
     """``text`` with the phrases that look like negations but are not ("whether or not", "not only", "no more
-    than", "not unreasonable") blanked out, every offset kept."""
+    than", "not unreasonable") and the asides of relative clauses blanked out, every offset kept."""
+    text = _ASIDE_RELATIVE.sub(lambda m: " " * len(m.group(0)), text)
     return _NOT_A_NEGATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def negation_cues(text: str) -> list[str]:
-    """Negation words of ``text``; "whether or not", "not only", "no later than" and bounds are not polarity."""
-    text = _NOT_A_NEGATION.sub(" ", text)
+    """Negation words of ``text``; "whether or not", "not only", "no later than" and bounds are not polarity,
+    nor a relative clause's aside ("Hale, who did not take part, said")."""
+    text = _NOT_A_NEGATION.sub(" ", _ASIDE_RELATIVE.sub(" ", text))
     return [m.group(0).lower() for m in _NEGATION.finditer(text)]
 
 
@@ -555,13 +562,14 @@ _ACTIONS = {
     "replace": "replace replaces replaced succeed succeeds succeeded",
     "criticise": "criticise criticises criticised criticize criticizes criticized condemn condemns condemned slam "
                  "slams slammed blame blames blamed attack attacks attacked",
-    "sue": "sue sues sued suing",
+    "sue": "sue sues sued suing suit lawsuit lawsuits",
     "pay": "pay pays paid paying",
     "sell": "sell sells sold selling",
     "endorse": "endorse endorses endorsed back backs backed",
     "interview": "interview interviews interviewed interviewing",
     "move": "move moves moved moving relocate relocates relocated relocating",
     "teach": "teach teaches taught coach coaches coached mentor mentors mentored",
+    "die": "die dies died dying death",
 }
 _ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}
 

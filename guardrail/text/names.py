@@ -104,7 +104,7 @@ def names(text: str, known: set[str] | None = None) -> list[Name]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r";\s*|,\s+(?=(?:while|whereas|but|although|though|and|yet)\b)|\s+(?=(?:while|whereas)\b)",
+    r";\s*|,\s+(?=(?:while|whereas|but|although|though|even\s+though|even\s+if|and|yet)\b)|\s+(?=(?:while|whereas)\b)",
     re.IGNORECASE,
 )
 

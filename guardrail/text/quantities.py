@@ -385,6 +385,24 @@ def _shares_of_scale(text: str) -> list[Quantity]:
     return out
 
 
+#: Pence: "45p", "52p per mile" (not "1080p" video: under 100 pence a price is written so).
+_PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,2}(?:\.\d)?)p\b")
+
+
+def _pence(text: str) -> list[Quantity]:
+    out = []
+    for m in _PENCE.finditer(text):
+        mag = float(m.group(1))
+        per = _PER.match(text, m.end())
+        rate = per.group(1).lower() if per and (per.group(1).lower() in _UNIT_TABLE or per.group(1).lower() in (
+            "day", "week", "month", "year", "hour", "night", "person", "unit", "item", "litre", "liter", "minute",
+            "text", "call", "page", "word", "mile", "kilometre", "kilometer", "kwh")) else None
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=mag, value=mag / 100,
+                            dimension="currency:GBP", unit="p", bound=None, approx=False, digits=len(m.group(1).replace(".", "")),
+                            is_word=False, rate=rate))
+    return out
+
+
 def _frequencies(text: str) -> list[Quantity]:
     return [Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=_TIMES_WORDS[m.group("w").lower()],
                      value=_TIMES_WORDS[m.group("w").lower()], dimension="", unit="", bound=None, approx=False,
@@ -401,6 +419,8 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _frequencies(text)
     if "illion" in text or "housand" in text:
         extra += _shares_of_scale(text)
+    if "p" in text:
+        extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end for q in out)]
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
         # ("about three in five").

@@ -496,7 +496,7 @@ class CoveVerifier:
         answer = a.reply.answer.strip()
         claim = item.claim
         facts = check_facts(claim.check_text, [(ANSWER_ID, 0, len(answer), answer)], question=item.question,
-                            record=claim.record, subject=claim.subject)
+                            record=claim.record, subject=claim.subject, after=claim.after)
         # The differences point at the independent answer, which is no document: keep the values, drop the span.
         differences = [d.model_copy(update={"evidence_span": None}) for d in facts.differences]
         differences += answered_otherwise(claim.check_text, facts, answer)

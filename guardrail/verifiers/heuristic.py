@@ -354,7 +354,7 @@ class HeuristicVerifier:
         # in the aligned sentence; they floor the score, name the mismatch and recognise rewordings, in
         # ``verdict`` — refitting the weights on the fact checks' inputs is future work (docs/benchmarks.md).
         fc = check_facts(claim, p.sentences, question=p.item.question, record=p.item.claim.record,
-                         subject=p.item.claim.subject)
+                         subject=p.item.claim.subject, after=p.item.claim.after)
         c_nums, e_nums = _numbers(claim), _numbers(evidence)
         miss_nums = sorted(c_nums - e_nums)
         c_dates, e_dates, b_dates = _dates(claim), _dates(evidence), _dates(best_text)
