@@ -974,7 +974,7 @@ class SentenceClaimExtractor:
                         continue
                 cands.append(c)
 
-        claims = []
+        claims: list[Claim] = []
         subject: str | None = None
         for n, c in enumerate(cands, 1):
             cites = [m.raw for m in markers if c.zone_start <= m.start < c.zone_end]
