@@ -756,7 +756,8 @@ def _decisions(answer: str) -> list[_Decision]:
     """Every unit of the answer, in order, as a claim or a skipped span with its reason."""
     out: list[_Decision] = []
     in_refs = False
-    for u, block in _units(answer):
+    units = list(_units(answer))
+    for n_unit, (u, block) in enumerate(units):
         if u.kind == "code":
             out.extend(_code(answer, u, block))
             continue
@@ -800,11 +801,32 @@ def _decisions(answer: str) -> list[_Decision]:
         if _is_pleasantry(plain):
             out.append(_Decision(u.start, u.end, block, u.kind, "pleasantry"))
             continue
-        if u.kind == "sentence" and _is_announcement(plain):
+        if u.kind == "sentence" and (_is_announcement(plain) or (
+                n_unit + 1 < len(units) and units[n_unit + 1][0].kind == "list_item" and _introduces_list(plain))):
             out.append(_Decision(u.start, u.end, block, u.kind, "lead_in"))
             continue
         out.append(_Decision(u.start, u.end, block, kind))
     return out
+
+
+_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|all|every|only|both)\b",
+                          re.IGNORECASE)
+
+
+def _introduces_list(plain: str) -> bool:
+    """A short line that only opens the list under it ("Your child should pack:", "You will need:"): what it
+    says is the items'. Not one that counts them or names something ("The three documents are:", "Bring to
+    Hawkshead:"), which states a fact of its own."""
+    words = _WORD.findall(plain)
+    return (plain.endswith(":") and 0 < len(words) <= 10 and not any(ch.isdigit() for ch in plain)
+            and _INSTRUCTS.search(plain) is not None
+            and not _NUMBER_WORD.search(plain) and not any(w[0].isupper() for w in words[1:]))
+
+
+#: An instruction that the list under it completes ("should pack:", "you will need:"), unlike a statement whose
+#: subject the items need ("The hotel offers:").
+_INSTRUCTS = re.compile(r"\b(?:should|must|need|needs|have\s+to|has\s+to|bring|pack|remember|make\s+sure|don['\u2019]t\s+forget|"
+                        r"steps?|checklist|follow)\b", re.IGNORECASE)
 
 
 _CONNECTIVE = re.compile(r"[\s,;]*(?:and|but|while|whereas|yet|although)?[\s,;]*", re.IGNORECASE)

@@ -450,7 +450,7 @@ def check_facts(
         _order_after(after, claim, sents, out, conf)
     _done_without(claim, sents, out, conf)
     _share_quantifier(claim, c_terms, sents, idf, out, conf)
-    _conditions(claim, c_terms, sents, support, out, conf)
+    _conditions(claim, c_terms, sents, support, out, conf, near)
     _widened(c, sents, support, out, conf)
     _period_dropped(c, sents, support, out, conf)
     _limit_dropped(c, sents, support, out, conf)
@@ -1082,7 +1082,7 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     old = from_to or re.search(
         r"\b(?:previously|formerly|originally|used\s+to|until|prior\s+to|initially|at\s+first|no\s+longer|"
-        r"(?:the\s+)?(?:earlier|previous|former|old)\s+\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
+        r"(?:the\s+)?(?:earlier|previous|former|old)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
         # "launched with a list price of $199": the first value, when a later sentence gives another
         r"(?:launched|debuted|introduced|released|opened|started)\s+(?:\S+\s+){0,3}?(?:with|at)|at\s+launch|"
         r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b"
@@ -1223,8 +1223,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # days needs ... notice", not another sentence's "up to 5 days").
         hits = [(k, e) for k, e, _ in pool if k in near and _equivalent(q, e)]
         q_local = _local_terms(c, q) if len(hits) > 1 else frozenset()
+        # (a claimed bound first finds the place that states a bound of its kind: "bags heavier than 32 kg" is
+        # "Bags over 32 kg are not accepted", not the "between 23 and 32 kg" of the fee)
         hit = hits[0] if len(hits) == 1 else max(
-            hits, key=lambda h: (len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.term_set),
+            hits, key=lambda h: (bool(q.bound) and _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or ""),
+                                 len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.term_set),
                                  len(_local_terms(sents[h[0]][2], h[1]) & q_local),
                                  _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or "")), default=None)
         if hit is None:
@@ -1319,11 +1322,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         same_limit = any(e.bound and q.bound and _UPPER.get(e.bound) == _UPPER.get(q.bound) and _slot(q, e) is not None
                          and _near_terms(c, text, e.start, e.end) > 0 and not _rounded_down(q, e)
                          for k, e, text in pool if k in near)
-        if q.bound in ("lt", "max", "gt", "min") and not same_limit and any(
-                _within_bound(q, e) for k, e, text in pool if k in near and (not e.bound or _rounded_down(q, e))
-                and not _stated_as_limit(text, e)):
+        met = next((e for k, e, text in pool if k in near and (not e.bound or _rounded_down(q, e))
+                    and not _stated_as_limit(text, e) and _within_bound(q, e)), None) \
+            if q.bound in ("lt", "max", "gt", "min") and not same_limit else None
+        if met is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
+            out.rewrites.append((q.start, q.end, met.text))  # read in the evidence's terms: "a little over 60%" -> 62.4%
             continue
         spelled = _spelled_out(c, q)
         if spelled is not None:
@@ -1566,6 +1571,12 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             if not any(t.text in sents[k][2].text for k in near):
                 out.reworded.append(t.text)
             continue
+        shifted = _shifted_time(t, c, sents, near)
+        if shifted is not None:
+            # "the children's library shuts half an hour earlier, at 4:30pm": 5pm less the 30 minutes stated
+            out.dates_matched += 1
+            out.reworded.append(f"{t.text} = {shifted}")
+            continue
         out.dates_unmatched.append(t.text)
         conflict = next(((k, e) for k in support for e in sents[k][2].times), None)
         if conflict:
@@ -1574,6 +1585,25 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
                                               evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
         elif not any(t.minutes == e.minutes for _, _, p in sents for e in p.times):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
+
+
+def _shifted_time(t: TimeValue, c: _Parsed, sents, near) -> str | None:
+    """A clock time the context gives as another time moved by a stated span ("closes 30 minutes earlier than
+    the main library", which closes at 5pm: 4:30pm), the span stated by the context or the claim."""
+    if not re.search(r"\b(?:earlier|later|before|after|ahead|behind|sooner)\b", c.text, re.I):
+        return None  # only a time the claim says is moved ("half an hour earlier, at 4:30pm"), never a bare one
+    spans = [q for k in near for q in sents[k][2].quantities] + list(c.quantities)
+    spans = [q for q in spans if q.kind == "time" and 0 < q.value <= 12 * 3600 and not q.rate]
+    if not spans:
+        return None
+    for _, _, p in sents:
+        for e in p.times:
+            for q in spans:
+                step = round(q.value / 60)
+                for sign, word in ((-1, "less"), (1, "plus")):
+                    if (e.minutes + sign * step) % (24 * 60) == t.minutes:
+                        return f"{e.text} {word} {q.text}"
+    return None
 
 
 #: (not a bare "was": nearly every past sentence has one, and a past date is no superseded one)
@@ -1906,7 +1936,11 @@ def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: Fact
 
 
 # -- a possibility stated as a certainty ------------------------------------------------------------
-_CERTAIN = re.compile(r"\b(?:will|won['\u2019]t|shall|(?:is|are)\s+going\s+to|definitely|certainly)\s+(?:not\s+)?(?:\w+ly\s+)?([a-z]+)", re.I)
+_CERTAIN = re.compile(r"\b(?:will|won['\u2019]t|shall|(?:is|are)\s+going\s+to|definitely|certainly)\s+(?:not\s+)?(?:\w+ly\s+)?"
+                      r"(?:be\s+(?=[a-z]+ed\b))?([a-z]+)"
+                      # a rule stated as what always happens: "the ridge is closed whenever winds exceed 60 km/h"
+                      r"|\b(?:is|are|gets|get)\s+(?:always\s+|automatically\s+)?([a-z]+ed)\s+(?=(?:whenever|every\s+time|"
+                      r"always|automatically|if|when|once)\b)", re.I)
 _POSSIBLE = re.compile(r"\b(?:may|might|could|possibly|perhaps)\s+(?:not\s+)?(?:\w+ly\s+)?(?:be\s+)?([a-z]+)", re.I)
 
 
@@ -1920,7 +1954,7 @@ def _certainty(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf) 
     if any(d.slot == "modality" for d in out.differences):
         return
     for m in _CERTAIN.finditer(claim):
-        verb = stem(m.group(1).lower())
+        verb = stem((m.group(1) or m.group(2)).lower())
         if verb in ("be", "not"):
             continue
         best, agree = None, 0.0
@@ -1928,14 +1962,14 @@ def _certainty(claim: str, c_terms: set[str], sents, idf, out: FactCheck, conf) 
             for a, b in clauses(p.text):
                 clause = p.text[a:b]
                 cov = _coverage(c_terms, set(_parse(clause).term_set), idf)
-                if any(stem(x.group(1).lower()) == verb for x in _CERTAIN.finditer(clause)):
+                if any(stem((x.group(1) or x.group(2)).lower()) == verb for x in _CERTAIN.finditer(clause)):
                     agree = max(agree, cov)
                 hedge = next((x for x in _POSSIBLE.finditer(clause) if stem(x.group(1).lower()) == verb), None)
                 if hedge is not None and cov >= 0.6 and (best is None or cov > best[0]):
                     best = (cov, s, a + hedge.start(), a + hedge.end())
         if best is not None and best[0] > agree:
             cov, s, lo, hi = best
-            out.differences.append(Difference(slot="modality", claim_value=m.group(0), evidence_value=s[3][lo:hi],
+            out.differences.append(Difference(slot="modality", claim_value=m.group(0).strip(), evidence_value=s[3][lo:hi],
                                               evidence_span=_span(s, lo, hi), confidence=conf["modality"]))
             return
 
@@ -3244,7 +3278,9 @@ def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
         if any(rank in (1, 2) for rank, _, _ in lexicon.quantifiers(text[a:m.start()])):
             continue  # "Some people cannot be claimed": said of a part, which no claim about one case denies
         site = _site_after(p.terms, m.end(), b)
-        subject = [t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE]
+        # (not a word of a blanked aside: "The school, which is 500 metres from the base, was not the main target")
+        subject = [t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE
+                   and not text[q].isspace()]
         if len(site) == _SITE_LEN and subject:
             out.append((subject[-1],) + site)
     return out
@@ -3258,6 +3294,9 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
         if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject for t, _ in seq[:i]):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
+            if re.match(r"\s*(?:which|who|whom|that)\b", p.text[a:q], re.I) \
+                    and next((t for t, x in reversed(seq[:i]) if x < a), None) != subject:
+                continue  # "close to a military base, which was the main target": said of the base, not the school
             before = lexicon.without_non_negations(p.text[a:q])
             if not lexicon.DENYING.search(before) \
                     and not re.search(r"\b(?:if|unless|when|whether|provided|as\s+long\s+as)\b", p.text[:q], re.I):
@@ -3355,6 +3394,10 @@ def _modal_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
         if cls is None:
             continue
         a, b = _piece_bounds(p.text, m.end())
+        # (up to the next modal or a "but": "cannot be refunded but can be transferred" has two sites)
+        nxt = re.search(r"\b(?:but|while|whereas)\b", p.text[m.end():b], re.I)
+        b = m.end() + nxt.start() if nxt else b
+        b = min([b] + [x.start() for x in _MODAL_WORD.finditer(p.text, m.end(), b)])
         tail = [t for t, q in p.terms if m.end() <= q < b and not t[0].isdigit() and t not in _SITE_GLUE]
         lead = list(takewhile(lambda t: t in _MODAL_GLUE or t in ("try", "avoid"), tail))
         if "avoid" in lead and not re.match(r"\s+not\b", p.text[m.end():]):
@@ -3470,7 +3513,9 @@ def _modal_verb(text: str) -> set[str]:
     pos = text.lower().find(phrase.lower()) if phrase else -1
     if pos < 0:
         return set()
-    out = {_fold(t) for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 40])[:2]}
+    after = text[pos + len(phrase): pos + len(phrase) + 40]
+    after = re.split(r"\b(?:but|and|or|while|whereas)\b|[,;]", after, maxsplit=1)[0]  # ("cannot be refunded but can be ...")
+    out = {_fold(t) for t, _ in terms_with_offsets(after)[:2]}
     before = text[:pos]
     trailing = re.match(r"(?:if|at)\b", phrase, re.I)  # "may complete it if they wish": the choice is about the verb before
     if trailing or re.search(r"\b(?:is|are|was|were|be|been|remains?)\s+(?:\w+\s+(?:but|and)\s+)?(?:\w+\s+)?$", before, re.I):
@@ -3723,8 +3768,14 @@ _SPAN_BEFORE = re.compile(r"(\b(?:\d+|an?|one|two|three|four|five|six|seven|eigh
                           r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+)before\s", re.I)
 
 
+#: Event nouns whose verb is spelt apart from them ("Moctezuma's death" is "Moctezuma died").
+_EVENT_NOUN = {"death": "die", "deaths": "die", "birth": "born", "arrival": "arriv", "departure": "depar",
+               "sale": "sell", "loss": "lose", "win": "won", "victory": "won", "marriage": "marri", "flight": "fly"}
+
+
 def _step_word(t: str) -> str:
     """A step's word: its action where the text layer lists one ("relocated" -> move), else its stem."""
+    t = _EVENT_NOUN.get(t.lower(), t)
     act = lexicon.action(t)
     # Five letters: a noun and its verb are one step ("donation" / "donated").
     return act if act != t.lower() else stem(_fold(t))[:5]
@@ -3892,14 +3943,16 @@ def _anchor_order(c_terms, pc: int, e_terms, pe: int, skip: set[str], claim: str
 
 
 # -- conditions ---------------------------------------------------------------------------------
-def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf) -> None:
+def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf, near: Sequence[int] = ()) -> None:
     """A condition or restriction of the evidence ("only with the landlord's consent", "only for Premium
     units") that the claim drops or says is not needed ("without asking the landlord", "on all units").
     A mismatch found already stands, unless it is one too weak to flag by itself (a "without" read as a
     negation)."""
     if lexicon.condition_cues(claim) or any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
         return
-    for k in support[:1]:
+    # (the sentence it aligns to best, or, for a claim that says it holds unconditionally, any it aligns to:
+    # "... whether or not anyone signs it off; ... exempt from the cap" against "... only if approved")
+    for k in (list(dict.fromkeys(support[:1] + near))[:4] if lexicon.unconditional(claim) else support[:1]):
         text = sents[k][2].text
         cues = lexicon.condition_cues(text)
         weak = False

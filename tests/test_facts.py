@@ -1713,3 +1713,20 @@ def test_session15_order_across_claims(answer, context, flagged):
         fc = check_facts(cl.text, sentences(context), after=cl.after)
         found += [d for d in fc.differences if d.slot == "comparison"]
     assert bool(found) is flagged, found
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # a possibility stated as a certainty, in the passive or as a rule
+    ("The Friday coach will be cancelled if fewer than 12 people book.",
+     "The Friday coach may be cancelled if fewer than 12 people book.", True),
+    ("The Friday coach may be cancelled if fewer than 12 people book.",
+     "The Friday coach may be cancelled if fewer than 12 people book.", False),
+    ("The upper car park is closed whenever snow is forecast.",
+     "Wardens may close the upper car park when snow is forecast.", True),
+    # two modal sites in one sentence, each read on its own verb
+    ("Vouchers cannot be exchanged for cash but can be given to a friend.",
+     "Vouchers cannot be exchanged for cash, but can be given to a friend.", False),
+])
+def test_session15_certainty_and_modal_sites(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences

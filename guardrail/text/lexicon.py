@@ -340,7 +340,7 @@ _ABSTAIN = re.compile(
     r"contract|agreement|regulations|rules|terms|specification|readme|catalogue|catalog|menu|invoice|receipt|timetable|"
     r"recipe|instructions|post|blog|thread|transcript|datasheet|itinerary|confirmation|certificate|form|entry|profile|"
     r"advert|advertisement|ad)\s+(?:as\s+provided\s+|provided\s+)?"
-    r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|name|disclose|give)"
+    r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|name|disclose|give|answer)"
     r"|cannot\s+be\s+(?:determined|found|answered|inferred|established|confirmed)\s+(?:from|based\s+on|with|using)"
     r"|there\s+is\s+no\s+(?:information|mention|data|detail|indication)"
     r"|(?:i|we)\s+(?:cannot|can['\u2019]t|could\s+not|couldn['\u2019]t|am\s+unable\s+to|are\s+unable\s+to|do\s+not|don['\u2019]t)"
@@ -569,7 +569,7 @@ _ACTIONS = {
     "interview": "interview interviews interviewed interviewing",
     "move": "move moves moved moving relocate relocates relocated relocating",
     "teach": "teach teaches taught coach coaches coached mentor mentors mentored",
-    "die": "die dies died dying death",
+    "die": "die dies died dying",
 }
 _ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}
 

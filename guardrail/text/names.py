@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from .dates import MONTHS, WEEKDAYS
+from .quantities import UNITS
 from .terms import STOPWORDS
 
 __all__ = ["Name", "names", "name_tokens", "words", "clauses", "codes", "code_shape", "TITLES"]
@@ -96,6 +97,8 @@ def names(text: str, known: set[str] | None = None) -> list[Name]:
             continue
         if len(words) == 1 and (words[0] in _NOT_NAMES or words[0].lower() in STOPWORDS):
             continue
+        if len(words) == 1 and words[0].lower() in UNITS and re.search(r"\d\s*$", text[:s]):
+            continue  # a unit after its figure: "4.9 TWh", "30 MW"
         name = " ".join(words)
         if len(name) < 2 or name.isupper() and len(name) <= 2:
             continue

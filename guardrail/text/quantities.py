@@ -90,6 +90,8 @@ _add("energy", 1e3, "kj", "kilojoule", "kilojoules")
 _add("energy", 3600.0, "wh", "watt-hour", "watt-hours")
 _add("energy", 3.6e6, "kwh", "kilowatt-hour", "kilowatt-hours")
 _add("energy", 3.6e9, "mwh", "megawatt-hour", "megawatt-hours")
+_add("energy", 3.6e12, "gwh", "gigawatt-hour", "gigawatt-hours")
+_add("energy", 3.6e15, "twh", "terawatt-hour", "terawatt-hours")
 _add("energy", 4184.0, "kcal", "calorie", "calories", "cal")
 _add("power", 1.0, "w", "watt", "watts")
 _add("power", 1e3, "kw", "kilowatt", "kilowatts")
@@ -364,7 +366,9 @@ def _ratios(text: str) -> list[Quantity]:
 
 #: "twice a month", "once daily", "three times a week": how often, a count of times ("two times a month").
 _FREQUENCY = re.compile(r"\b(?P<w>once|twice|thrice)(?=\s+(?:an?|per|every|each|daily|weekly|monthly|yearly|annually|"
-                        r"hourly|nightly|a\s+day|a\s+week|a\s+month|a\s+year)\b)", re.I)
+                        r"hourly|nightly|a\s+day|a\s+week|a\s+month|a\s+year)\b)"
+                        # "Morgan scored twice", "has won it twice": a count of times (not "twice as large")
+                        r"|\b(?:[a-z]+ed|won|hit|ran|met|saw|beat|lost|went)\s+(?P<v>twice|thrice)\b(?!\s+(?:as|the|that)\b)", re.I)
 _TIMES_WORDS = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 
 
@@ -386,6 +390,9 @@ def _shares_of_scale(text: str) -> list[Quantity]:
 
 
 #: Pence: "45p", "52p per mile" (not "1080p" video: under 100 pence a price is written so).
+#: Words before "over" that make it "more than" for a duration ("took over 3 years", "in over a decade").
+_OVER_AS_MORE = re.compile(r"\b(?:took|takes|taking|take|lasted|lasts|lasting|last|spent|spend|spends|for|after|waited|"
+                           r"wait|of|in|just|well|than|is|was|were|are|been|be|aged?|ages|little|bit|slightly|somewhat)\s+$", re.I)
 _PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,2}(?:\.\d)?)p\b")
 
 
@@ -404,9 +411,13 @@ def _pence(text: str) -> list[Quantity]:
 
 
 def _frequencies(text: str) -> list[Quantity]:
-    return [Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=_TIMES_WORDS[m.group("w").lower()],
-                     value=_TIMES_WORDS[m.group("w").lower()], dimension="", unit="", bound=None, approx=False,
-                     digits=1, is_word=True) for m in _FREQUENCY.finditer(text)]
+    out = []
+    for m in _FREQUENCY.finditer(text):
+        g = "w" if m.group("w") else "v"
+        n = _TIMES_WORDS[m.group(g).lower()]
+        out.append(Quantity(start=m.start(g), end=m.end(g), text=m.group(g), magnitude=n, value=n, dimension="",
+                            unit="", bound=None, approx=False, digits=1, is_word=True))
+    return out
 
 
 def parse_quantities(text: str) -> list[Quantity]:
@@ -610,8 +621,14 @@ def _parse_quantities(text: str) -> list[Quantity]:
             bound = None  # "adds up to $180", "comes up to 40 hours": a total, not a limit
         if bound is None and (m.group("plus") or text[end:end + 1] == "+"):
             bound = "min"  # "20+ years": at least 20
+        if bound_raw == "over" and dim == "time" and not _OVER_AS_MORE.search(text[max(0, m.start() - 24):m.start()]):
+            # "plant 2,500 trees over three years", "HbA1c fell over 52 weeks": during, not more than (but
+            # "took over 3 years", "for over a decade")
+            bound, m_text_start = None, m.start() + len(m.group("bound") or "")
+            start = m_text_start + len(text[m_text_start:]) - len(text[m_text_start:].lstrip())
         q = Quantity(
-            start=m.start(), end=end, text=text[m.start():end], magnitude=mag, value=value, dimension=dim,
+            start=m.start() if bound or bound_raw != "over" else start, end=end,
+            text=text[m.start() if bound or bound_raw != "over" else start:end], magnitude=mag, value=value, dimension=dim,
             unit=unit or (cur_raw.upper() if cur_raw else ""), bound=bound,
             approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else _word_digits(mag), is_word=is_word,
             labelled=labelled, rate=rate,
