@@ -424,12 +424,15 @@ def check_facts(
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
         if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
             _swapped(claim, a_text, aligned_sent, out, conf)
-    if len(c_names) == 2 and not any(d.slot == "role" for d in out.differences) and _acts(claim, c_names):
+    # (the names of an aside between commas are not the verb's: "Glen Crisps, the Perth snack maker, bought ...")
+    asides = [(m.start(), m.end()) for m in _COMMA_ASIDE.finditer(claim)]
+    parties = [n for n in c_names if not any(a <= n.start < b for a, b in asides)]
+    if len(parties) == 2 and not any(d.slot == "role" for d in out.differences) and _acts(claim, parties):
         # Who did what to whom is read in the sentence that names both, which need not be the one the rest of
         # the claim aligns to best ("..., with the deal closing in February" aligns to the next sentence).
         for k, s_, p in sents:
-            if (k != out.aligned or not roles_read) and sum(1 for n in c_names if n.tokens and n.tokens <= words(p.text)) >= 2:
-                _roles(claim, c_names, p.text, s_, known, out, conf)
+            if (k != out.aligned or not roles_read) and sum(1 for n in parties if n.tokens and n.tokens <= words(p.text)) >= 2:
+                _roles(claim, parties, p.text, s_, known, out, conf)
                 if any(d.slot == "role" for d in out.differences):
                     break
     _from_to_swapped(claim, sents, out, conf)
@@ -1165,6 +1168,37 @@ def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
     return c.text[terms[0].start:terms[-1].end]
 
 
+def _points_apart(q: Quantity, stated: list[Quantity]) -> str | None:
+    """A change in percentage points that is the difference of two rates ("0.5 points" from 4.6% to 4.1%)."""
+    if q.kind != "points":
+        return None
+    rates = [e for e in stated if e.kind == "percent" and 0 < e.magnitude <= 100][:8]
+    for i, a in enumerate(rates):
+        for b in rates[i + 1:]:
+            if math.isclose(q.magnitude, abs(a.magnitude - b.magnitude), rel_tol=0.06 if q.approx else 0.01):
+                return f"difference of {a.text} and {b.text}"
+    return None
+
+
+def _points_as_percent(q: Quantity, stated: list[Quantity]) -> str | None:
+    """A change in percentage points that is the relative change of two rates, not their difference: "fell by
+    about 11 percentage points, from 4.6% to 4.1%" (0.5 points; 11% is the relative fall)."""
+    if q.kind != "points":
+        return None
+    rates = [e for e in stated if e.kind == "percent" and 0 < e.magnitude <= 100][:8]
+    tol = 0.06 if q.approx else 0.01
+    for i, a in enumerate(rates):
+        for b in rates[i + 1:]:
+            diff = abs(a.magnitude - b.magnitude)
+            if diff == 0 or math.isclose(q.magnitude, diff, rel_tol=tol):
+                continue
+            for base in (a, b):
+                rel = diff / base.magnitude * 100
+                if math.isclose(q.magnitude, rel, rel_tol=tol):
+                    return f"{a.text} and {b.text}: {diff:g} points apart ({rel:.1f}% is the relative change)"
+    return None
+
+
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "") -> None:
     # (a number inside a date is the date's: "11/9/1989" states no 11)
     in_dates = [(d.start, d.end) for d in c.dates] + [(t.start, t.end) for t in c.times]
@@ -1354,6 +1388,18 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how.text}")
             operands_used.update(id(x) for x in how.operands)
+            continue
+        rates_here = [e for k in near for e in sents[k][2].quantities] + list(c.quantities)
+        apart = _points_apart(q, rates_here)
+        if apart is not None:
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} = {apart}")
+            continue
+        swapped = _points_as_percent(q, rates_here)
+        if swapped is not None:
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(Difference(slot="percent_points", claim_value=q.text, evidence_value=swapped,
+                                              confidence=conf["percent_points"]))
             continue
         if any(_equivalent(q, a) for a in asked_qs):
             # The user's own figure ("We got a grant eight months ago"), reasoned with, is no claim about the context.
@@ -2729,6 +2775,9 @@ _REPORTED = re.compile(r"\b(?:said|says|announced|announces|confirmed|confirms|r
                        re.I)
 
 
+_COMMA_ASIDE = re.compile(r",\s+(?:the|a|an|its|their|his|her|who|which|whose)\b[^,;.]{1,80},")
+
+
 def _acts(claim: str, c_names: list[Name]) -> bool:
     """The two names of the claim are joined by a verb of a listed action ("bought", "sued", "defeated")."""
     n1, n2 = sorted(c_names[:2], key=lambda n: n.start)
@@ -2881,7 +2930,9 @@ def _link_terms(gap: str) -> set[str]:
     pieces = [x for x in re.split(r"[,;()]", gap) if x.strip()]
     # (a passive's piece runs longer: "has been acquired by the much larger")
     by = re.search(r"\bby(?:\s+(?:the|a|an))?(?:\s+[\w\-]+){0,2}\s*$", gap) is not None
-    if not pieces or len(gap.split()) > (16 if by else 14) or any(len(x.split()) > (8 if by else 6) for x in pieces):
+    # (an aside between commas may run longer: ", the Perth snack maker founded in 1979, has agreed to buy")
+    if not pieces or len(gap.split()) > (16 if by else 14) or any(
+            len(x.split()) > (12 if _ASIDE.match(x) and len(pieces) > 1 else 8 if by else 6) for x in pieces):
         return set()
     # An apposition or aside ("the head of finance", "a daughter", "with Prussian support") names or qualifies;
     # the piece left is the link ("reports to", "defeated").
@@ -3747,7 +3798,7 @@ _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "fo
 # -- steps in the other order --------------------------------------------------------------------------
 #: Two steps in a stated order: "X before Y", "X, (and) then Y", "first X, then Y", "X, followed by Y"
 #: (X first), and "after X, Y", "Y after X", "Y once X" (X first).
-_THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*(?:and\s+)?(?:then|afterwards)|\s+and\s+then|,?\s+followed\s+by|"
+_THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*(?:and\s+)?(?:only\s+)?(?:then|afterwards)|\s+and\s+(?:only\s+)?then|,?\s+followed\s+by|"
                    # ("faced trial before U.S. District Court Judge ...": before a court, not before a step)
                    r"\s+before(?!\s+(?:an?\s+|the\s+)?(?:[A-Z][\w.]*\s+)*(?:court|judge|jury|committee|panel|congress|"
                    r"parliament|senate|audience|crowd|board|magistrate|tribunal|Court|Judge|Committee|Congress|Parliament|"
@@ -3826,26 +3877,26 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     mine = _steps(claim)
     if not mine:
         return
-    for _, s, p in sents:
-        for ex, ey, a, b in _steps(p.text):
-            for cx, cy, _, _ in mine:
-                crossed = min(_coverage(set(cx), ey), _coverage(set(cy), ex))
-                kept = max(_coverage(set(cx), ex), _coverage(set(cy), ey))
-                # Read both ways too: a claim's step may hold more words than the context's ("Arvo Tech moved its
-                # headquarters to Leeds" / "the combined company relocated its headquarters to Leeds"), the
-                # subject named once in another sentence.
-                crossed2 = min(_sym_coverage(cx, ey), _sym_coverage(cy, ex))
-                kept2 = max(_sym_coverage(cx, ex), _sym_coverage(cy, ey))
-                # (short steps on the evidence side, sixteen words at most: two words of a long
-                # news sentence tie any two steps on RAGTruth)
-                loose = crossed2 >= 0.5 and kept2 < 0.4 and crossed2 >= 1.5 * kept2 and not (
-                    _WHEN_LED.match(claim) or _WHEN_LED.match(p.text[a:b])) and min(len(cx), len(cy)) >= 2 \
-                    and len(ex) + len(ey) <= 16
-                if (crossed >= 0.6 and kept < 0.5) or loose:
-                    out.differences.append(Difference(slot="comparison", claim_value=claim.strip()[:120],
-                                                      evidence_value=p.text[a:b].strip()[:120],
-                                                      evidence_span=_span(s, a, b), confidence=conf["comparison"]))
-                    return
+    # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ...")
+    for ex, ey, s, a, b in _ordered_pairs(sents):
+        for cx, cy, _, _ in mine:
+            crossed = min(_coverage(set(cx), ey), _coverage(set(cy), ex))
+            kept = max(_coverage(set(cx), ex), _coverage(set(cy), ey))
+            # Read both ways too: a claim's step may hold more words than the context's ("Arvo Tech moved its
+            # headquarters to Leeds" / "the combined company relocated its headquarters to Leeds"), the
+            # subject named once in another sentence.
+            crossed2 = min(_sym_coverage(cx, ey), _sym_coverage(cy, ex))
+            kept2 = max(_sym_coverage(cx, ex), _sym_coverage(cy, ey))
+            # (short steps on the evidence side, sixteen words at most: two words of a long
+            # news sentence tie any two steps on RAGTruth)
+            loose = crossed2 >= 0.5 and kept2 < 0.4 and crossed2 >= 1.5 * kept2 and not (
+                _WHEN_LED.match(claim) or _WHEN_LED.match(s[3][a:b])) and min(len(cx), len(cy)) >= 2 \
+                and len(ex) + len(ey) <= 16
+            if (crossed >= 0.6 and kept < 0.5) or loose:
+                out.differences.append(Difference(slot="comparison", claim_value=claim.strip()[:120],
+                                                  evidence_value=s[3][a:b].strip()[:120],
+                                                  evidence_span=_span(s, a, b), confidence=conf["comparison"]))
+                return
 
 
 #: A sentence that follows the one before it in a sequence: "Next, press ...", "Then ...", "After that, ...".
@@ -3943,6 +3994,11 @@ def _anchor_order(c_terms, pc: int, e_terms, pe: int, skip: set[str], claim: str
 
 
 # -- conditions ---------------------------------------------------------------------------------
+#: A claim that says outright it needs no condition ("whether or not anyone signs it off", "regardless of age").
+_NO_CONDITION = re.compile(r"(?:^|,)\s*whether\s+or\s+not\b|\b(?:regardless|no\s+matter|in\s+all\s+cases|even\s+if|"
+                           r"without\s+(?:any|needing|having|the\s+need))\b", re.I)
+
+
 def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf, near: Sequence[int] = ()) -> None:
     """A condition or restriction of the evidence ("only with the landlord's consent", "only for Premium
     units") that the claim drops or says is not needed ("without asking the landlord", "on all units").
@@ -3952,7 +4008,7 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         return
     # (the sentence it aligns to best, or, for a claim that says it holds unconditionally, any it aligns to:
     # "... whether or not anyone signs it off; ... exempt from the cap" against "... only if approved")
-    for k in (list(dict.fromkeys(support[:1] + near))[:4] if lexicon.unconditional(claim) else support[:1]):
+    for k in (list(dict.fromkeys(support[:1] + near))[:4] if _NO_CONDITION.search(claim) else support[:1]):
         text = sents[k][2].text
         cues = lexicon.condition_cues(text)
         weak = False
@@ -4290,12 +4346,12 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
     aside in brackets ("wheat (gluten), sesame and milk") is blanked, offsets kept: it qualifies an item."""
     text = _ASIDE_BRACKETS.sub(lambda b: " " * len(b.group(0)), text)
     for m in _AND.finditer(text):
-        lo = max(max(text.rfind(ch, 0, m.start()) for ch in ":;.!?\n()[]") + 1, m.start() - 300)
+        lo = max(max(text.rfind(ch, 0, m.start()) for ch in ":;.!?\n()[]\u2014\u2013") + 1, m.start() - 300)
         parts, pos = [], lo
         for piece in _LIST_COMMA.split(text[lo:m.start()]):  # (not the comma of "2,000")
             parts.append((piece, pos))
             pos += len(piece) + 1
-        tail = re.match(r"[^,.;:!?\n()\[\]]+", text[m.end():])
+        tail = re.match(r"[^,.;:!?\n()\[\]\u2014\u2013]+", text[m.end():])
         if not tail:
             continue
         items = [(t.strip(), p + len(t) - len(t.lstrip())) for t, p in parts if t.strip()]

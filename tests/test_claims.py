@@ -739,3 +739,13 @@ def test_an_answer_that_counts_itself_is_a_lead_in_not_a_claim():
     claims, _ = x.extract_with_unchecked("According to the survey, the crater is 8 km wide:\n\n- It formed 2 Ma ago.")
     assert claims[0].text.startswith("According to the survey, the crater is 8 km wide")
 
+
+
+def test_an_instruction_line_opening_a_list_is_a_lead_in():
+    from guardrail.claims import SentenceClaimExtractor
+
+    texts = [c.text for c in SentenceClaimExtractor().extract("You will need to bring:\n- A packed lunch\n- Wellington boots")]
+    assert texts and not any(t.startswith("You will need") for t in texts)
+    # one that counts or names what follows states a fact of its own
+    texts = [c.text for c in SentenceClaimExtractor().extract("The three documents you must bring are:\n- A passport\n- A bill")]
+    assert any("three documents" in t for t in texts)

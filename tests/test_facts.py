@@ -1730,3 +1730,37 @@ def test_session15_order_across_claims(answer, context, flagged):
 def test_session15_certainty_and_modal_sites(claim, context, flagged):
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # a clock time the claim says is moved by a span the context states
+    ("On Sundays the café closes an hour earlier, at 3pm.",
+     "The gallery is open 10am-4pm on Sundays. Its café closes one hour earlier than the gallery.", False),
+    ("The morning boat reaches the island at 10:50.",
+     "Check-in closes 30 minutes before departure. The morning boat leaves at 09:20 and arrives at 10:20.", True),
+    # "over N weeks" is the span a change happened in, not "more than N weeks"
+    ("Weight fell by 4 kg over 12 weeks.", "Participants lost 4 kg on average during the 12 weeks of the study.", False),
+    # "scored twice" is two goals; "earlier than" is no old value
+    ("Ava Lund's two goals took her season total to 9.", "Ava Lund scored twice, taking her season tally to 9 goals.", False),
+    ("The junior pool opens 30 minutes earlier than the main pool, at 6:30.",
+     "The main pool opens at 7:00. The junior pool opens 30 minutes earlier than the main pool. Sessions last two hours.",
+     False),
+    # a claim that says it holds whatever, against a condition in a sentence it aligns to less well
+    ("Any member can bring two guests a month, whether or not they book ahead; guests under 16 must be supervised.",
+     "Members may bring up to two guests a month, only if the guests are booked at reception a day ahead. "
+     "Guests under 16 must be supervised at all times.", True),
+])
+def test_session15_times_spans_and_conditions(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+def test_session15_units_and_abstentions_in_the_text_layer():
+    from guardrail.text import lexicon
+    from guardrail.text.names import names
+    from guardrail.text.quantities import parse_quantities
+
+    twh = parse_quantities("nearly 4.9 TWh")[0]
+    assert twh.dimension == "energy" and twh.approx
+    assert names("The farm made 4.9 TWh last year") == []  # a unit after its figure is no name
+    assert lexicon.is_abstention("The leaflet doesn't answer that question.")
