@@ -1168,34 +1168,43 @@ def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
     return c.text[terms[0].start:terms[-1].end]
 
 
-def _points_apart(q: Quantity, stated: list[Quantity]) -> str | None:
+def _rate_pairs(texts: list[_Parsed]) -> list[tuple[Quantity, Quantity]]:
+    """Two rates a text gives as a change from one to the other: "from 4.6% to 4.1%", "4.1%, down from 4.6%",
+    "40% in 2021 to 50% in 2023" (not a rate and the size of its change: "... 50%, an increase of 25 percent")."""
+    out = []
+    for p in texts:
+        qs = [q for q in p.quantities if q.kind == "percent" and 0 < q.magnitude <= 100]
+        for a, b in zip(qs, qs[1:]):
+            if re.fullmatch(r"\s*(?:in\s+(?:\S+\s+){1,3}?)?(?:,\s*)?(?:(?:up|down)\s+from|to|from|and|-|\u2013)\s*",
+                            p.text[a.end:b.start], re.I):
+                out.append((a, b))
+    return out[:8]
+
+
+def _points_apart(q: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> str | None:
     """A change in percentage points that is the difference of two rates ("0.5 points" from 4.6% to 4.1%)."""
     if q.kind != "points":
         return None
-    rates = [e for e in stated if e.kind == "percent" and 0 < e.magnitude <= 100][:8]
-    for i, a in enumerate(rates):
-        for b in rates[i + 1:]:
-            if math.isclose(q.magnitude, abs(a.magnitude - b.magnitude), rel_tol=0.06 if q.approx else 0.01):
-                return f"difference of {a.text} and {b.text}"
+    for a, b in pairs:
+        if math.isclose(q.magnitude, abs(a.magnitude - b.magnitude), rel_tol=0.06 if q.approx else 0.01):
+            return f"difference of {a.text} and {b.text}"
     return None
 
 
-def _points_as_percent(q: Quantity, stated: list[Quantity]) -> str | None:
+def _points_as_percent(q: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> str | None:
     """A change in percentage points that is the relative change of two rates, not their difference: "fell by
     about 11 percentage points, from 4.6% to 4.1%" (0.5 points; 11% is the relative fall)."""
     if q.kind != "points":
         return None
-    rates = [e for e in stated if e.kind == "percent" and 0 < e.magnitude <= 100][:8]
     tol = 0.06 if q.approx else 0.01
-    for i, a in enumerate(rates):
-        for b in rates[i + 1:]:
-            diff = abs(a.magnitude - b.magnitude)
-            if diff == 0 or math.isclose(q.magnitude, diff, rel_tol=tol):
-                continue
-            for base in (a, b):
-                rel = diff / base.magnitude * 100
-                if math.isclose(q.magnitude, rel, rel_tol=tol):
-                    return f"{a.text} and {b.text}: {diff:g} points apart ({rel:.1f}% is the relative change)"
+    for a, b in pairs:
+        diff = abs(a.magnitude - b.magnitude)
+        if diff == 0 or math.isclose(q.magnitude, diff, rel_tol=tol):
+            continue
+        for base in (a, b):
+            rel = diff / base.magnitude * 100
+            if math.isclose(q.magnitude, rel, rel_tol=tol):
+                return f"{a.text} and {b.text}: {diff:g} points apart ({rel:.1f}% is the relative change)"
     return None
 
 
@@ -1257,10 +1266,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # days needs ... notice", not another sentence's "up to 5 days").
         hits = [(k, e) for k, e, _ in pool if k in near and _equivalent(q, e)]
         q_local = _local_terms(c, q) if len(hits) > 1 else frozenset()
-        # (a claimed bound first finds the place that states a bound of its kind: "bags heavier than 32 kg" is
-        # "Bags over 32 kg are not accepted", not the "between 23 and 32 kg" of the fee)
+        # (a claimed bound first finds the place that states it with the claim's own words: "bags heavier than
+        # 32 kg won't be accepted" is "Bags over 32 kg are not accepted", not the fee's "between 23 and 32 kg")
         hit = hits[0] if len(hits) == 1 else max(
-            hits, key=lambda h: (bool(q.bound) and _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or ""),
+            hits, key=lambda h: (len(_local_terms(sents[h[0]][2], h[1]) & q_local) if q.bound else 0,
                                  len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.term_set),
                                  len(_local_terms(sents[h[0]][2], h[1]) & q_local),
                                  _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or "")), default=None)
@@ -1389,7 +1398,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.reworded.append(f"{q.text} = {how.text}")
             operands_used.update(id(x) for x in how.operands)
             continue
-        rates_here = [e for k in near for e in sents[k][2].quantities] + list(c.quantities)
+        rates_here = _rate_pairs([sents[k][2] for k in near] + [c])
         apart = _points_apart(q, rates_here)
         if apart is not None:
             out.numbers_matched += 1
@@ -3565,7 +3574,7 @@ def _modal_verb(text: str) -> set[str]:
     if pos < 0:
         return set()
     after = text[pos + len(phrase): pos + len(phrase) + 40]
-    after = re.split(r"\b(?:but|and|or|while|whereas)\b|[,;]", after, maxsplit=1)[0]  # ("cannot be refunded but can be ...")
+    after = re.split(r"\b(?:but|and|or|while|whereas)\b|;", after, maxsplit=1)[0]  # ("cannot be refunded but can be ...")
     out = {_fold(t) for t, _ in terms_with_offsets(after)[:2]}
     before = text[:pos]
     trailing = re.match(r"(?:if|at)\b", phrase, re.I)  # "may complete it if they wish": the choice is about the verb before
