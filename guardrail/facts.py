@@ -437,6 +437,7 @@ def check_facts(
                     break
     _from_to_swapped(claim, sents, out, conf)
     _superlative_of_name(claim, sents, out, conf)
+    _only_one(claim, sents, known, out, conf, subject)
     _ranked_by_figures(claim, sents, known, out, conf)
     _speaker(claim, sents, out, conf)
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
@@ -857,6 +858,12 @@ def _local_terms(p: _Parsed, e: Quantity) -> frozenset[str]:
     return frozenset(_fold(t) for t in content_terms(" ".join(_stated_with(p, e))))
 
 
+def _window_terms(p: _Parsed, e: Quantity, width: int = 30) -> frozenset[str]:
+    """The words within ``width`` characters of a figure, other figures or not ("$240 for the six weekly
+    sessions": the "six" between does not hide "weekly sessions")."""
+    return frozenset(_fold(t) for t, pos in p.terms if not t[0].isdigit() and e.start - width <= pos <= e.end + width)
+
+
 def _only_terms(p: _Parsed, e: Quantity, other: Quantity) -> frozenset[str]:
     """The words a figure is stated with that the other figure of its sentence is not."""
     return _local_terms(p, e) - _local_terms(p, other)
@@ -1149,20 +1156,25 @@ def _written_sum(c: _Parsed, q: Quantity) -> list[Quantity]:
 
 
 def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
-    """The sum the claim writes right after ``q`` when it adds up to ``q``: "31 km (12 + 9 + 10)" -> "12 + 9 + 10".
+    """The sum or product the claim writes right after ``q`` when it comes to ``q``: "31 km (12 + 9 + 10)",
+    "84 beds (14 rooms × 6)".
     Its terms are figures of their own, checked against the context like any other."""
     qs = c.quantities
     i = next((k for k, x in enumerate(qs) if x is q), None)
-    if i is None or i + 1 >= len(qs) or not re.fullmatch(r"\s*[(=:]\s*", c.text[q.end:qs[i + 1].start]):
+    if i is None or i + 1 >= len(qs) or not re.fullmatch(r"(?:\s+[A-Za-z]+){0,2}\s*[(=:]\s*", c.text[q.end:qs[i + 1].start]):
         return None
     terms = [qs[i + 1]]
     total = qs[i + 1].magnitude
     for k in range(i + 2, len(qs)):
-        op = c.text[qs[k - 1].end:qs[k].start].strip()
-        if op not in ("+", "-", "\u2212"):
+        gap = c.text[qs[k - 1].end:qs[k].start]
+        op = re.sub(r"\b[A-Za-z]{2,}\b", "", gap).strip() if len(gap) <= 16 else gap  # ("14 rooms × 6")
+        if op not in ("+", "-", "\u2212", "\u00d7", "x", "*"):
             break
         terms.append(qs[k])
-        total += qs[k].magnitude if op == "+" else -qs[k].magnitude
+        if op in ("\u00d7", "x", "*"):  # "84 beds (14 rooms × 6)"
+            total *= qs[k].magnitude
+        else:
+            total += qs[k].magnitude if op == "+" else -qs[k].magnitude
     if len(terms) < 2 or not math.isclose(total, q.magnitude, rel_tol=1e-9):
         return None
     return c.text[terms[0].start:terms[-1].end]
@@ -1294,9 +1306,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
             # (not when the claim states it with the very words its own sentence does and no rival's: "two adult
             # tickets at £14 each" is "£14 for adults", not the family ticket's "2 adults ... £40")
-            mine = _local_terms(c, q)
-            shared = len(mine & _local_terms(sents[hit_far[0]][2], hit_far[1]))
-            if shared and all(len(mine & _local_terms(sents[home][2], e)) < shared for e in rival):
+            mine = _local_terms(c, q) | _window_terms(c, q)
+            shared = len(mine & (_local_terms(sents[hit_far[0]][2], hit_far[1]) | _window_terms(sents[hit_far[0]][2], hit_far[1])))
+            if shared and all(len(mine & (_local_terms(sents[home][2], e) | _window_terms(sents[home][2], e))) < shared
+                              for e in rival):
                 rival = []
             # (nor the terms of a sum the claim writes out, all stated in one sentence: "254 (65 + 38 + 151)"
             # against "Osei scored 65, 38 and 151")
@@ -1595,15 +1608,15 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=d.text, confidence=conf["value"]))
     for t in c.times:
         out.dates += 1
-        hit = next(((k, e) for k in near for e in sents[k][2].times if t.minutes == e.minutes), None)
+        hit = next(((k, e) for k in near for e in sents[k][2].times if t.same(e)), None)
         if hit is None:
             # Stated in a sentence the claim aligns to less well that shares its words ("As of this summer, it
             # opens at 10 am" for "The museum opens at 10 am"), as dates are.
             hit = next(((k, e) for k in range(len(sents)) for e in sents[k][2].times
-                        if t.minutes == e.minutes and _near_terms(c, sents[k][2].text, e.start, e.end) > 0), None)
+                        if t.same(e) and _near_terms(c, sents[k][2].text, e.start, e.end) > 0), None)
 
         def newer_time(o: DateValue | TimeValue) -> bool:
-            return isinstance(o, TimeValue) and all(o.minutes != x.minutes for x in c.times)
+            return isinstance(o, TimeValue) and not any(x.same(o) for x in c.times)
 
         newer = _superseded_time(hit[0], hit[1], sents, c, newer_time) if hit else None
         if newer is not None:
@@ -1613,7 +1626,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             k, e = hit
             p = sents[k][2]
             mine = _time_words(c, t)
-            other = next((o for o in p.times if o.minutes != e.minutes and all(o.minutes != x.minutes for x in c.times)
+            other = next((o for o in p.times if not o.same(e) and not any(x.same(o) for x in c.times)
                           and _told_of_other(mine, _time_words(p, e) - _time_words(p, o), _time_words(p, o) - _time_words(p, e))),
                          None)
             if other is not None:
@@ -1638,7 +1651,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             k, e = conflict
             out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=e.text,
                                               evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
-        elif not any(t.minutes == e.minutes for _, _, p in sents for e in p.times):
+        elif not any(t.same(e) for _, _, p in sents for e in p.times):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
 
 
@@ -3693,6 +3706,39 @@ _RANKED_AS = re.compile(r"\b(?:is|was|are|were|remains|remained|became|becomes|r
                         r"(?:the\s+|its\s+|their\s+|our\s+)?(?:[\w\-]+\s+)?$", re.I)
 
 
+_THE_ONLY = re.compile(r"\b(?:is|was|are|were|remains|became)\s+the\s+only\s+([a-z]+)", re.I)
+
+
+def _only_one(claim: str, sents, known, out: FactCheck, conf, subject: str | None = None) -> None:
+    """"X is the only moon known to generate a magnetic field" where the context says so of another name: the one
+    thing the context allows, given to the wrong one. The claim's party is the name before its copula (or the
+    name its pronoun stands for); the context's, the name its sentence opens with or sets before the copula."""
+    m = _THE_ONLY.search(claim)
+    if m is None or any(d.slot in ("entity", "comparison") for d in out.differences):
+        return
+    mine = names(claim[: m.start()], known)
+    pronoun = subject if subject and re.search(r"\b(?:it|he|she|they)\s+$", claim[: m.start()], re.I) else None
+    who_text = mine[-1].text if mine else pronoun or ""
+    who = name_tokens(who_text) if who_text else frozenset()
+    if not who:
+        return
+    what = _fold(stem(m.group(1).lower()))
+    rest = set(_parse(claim[m.end():]).term_set)
+    for _, sent, p in sents:
+        for e in _THE_ONLY.finditer(p.text):
+            if _fold(stem(e.group(1).lower())) != what or _coverage(rest, set(_parse(p.text[e.end():]).term_set)) < 0.5:
+                continue
+            theirs = names(p.text[: e.start()], known)
+            lead = re.match(r"\s*([A-Z][\w'’\-]+)", p.text)  # a name that opens its sentence is known nowhere else
+            if lead and lead.group(1).lower() not in STOPWORDS and not (theirs and theirs[0].start == lead.start(1)):
+                theirs = [Name(lead.start(1), lead.end(1), lead.group(1))] + theirs
+            if theirs and not any(n.tokens & who for n in theirs):
+                out.differences.append(Difference(slot="entity", claim_value=who_text,
+                                                  evidence_value=theirs[0].text, evidence_span=_span(sent),
+                                                  confidence=conf["entity"]))
+                return
+
+
 def _apposed(text: str, at: int, subject: frozenset[str]) -> bool:
     """A superlative set beside the name in commas: "Io, the innermost, is ..." (the name right before)."""
     m = re.search(r"([\w'’\-]+(?:\s+[\w'’\-]+){0,3})\s*,\s+the\s+$", text[max(0, at - 60):at])
@@ -4256,7 +4302,7 @@ def _period_dropped(c: _Parsed, sents, support, out: FactCheck, conf) -> None:
         return
     k = support[0]
     p = sents[k][2]
-    said = any(t.minutes == e.minutes for t in c.times for e in p.times) or any(
+    said = any(t.same(e) for t in c.times for e in p.times) or any(
         _equivalent(q, e) for q in c.quantities for e in p.quantities)
     if not said:
         return
@@ -4366,7 +4412,15 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
         items = [(t.strip(), p + len(t) - len(t.lstrip())) for t, p in parts if t.strip()]
         items.append((tail.group().strip(), m.end()))
         cue = _LIST_CUE.search(items[0][0]) if items else None
-        if len(items) < 2 or (len(items) == 2 and not _PAIR_CUE.search(text[max(0, lo - 40):m.start()])):
+        if len(items) >= 2 and not _PAIR_CUE.search(text[max(0, lo - 40):m.start()]):
+            # A pair of names after a preposition ("... at 38 sites in Canada and Germany"), whatever stands before
+            # the first name; the piece before it must not be a name too (then it is a longer list)
+            lead, tail = _PAIR_NAME_END.search(items[-2][0]), _PAIR_NAME.match(items[-1][0])
+            if lead and tail and (len(items) == 2 or not _PAIR_NAME.fullmatch(items[-3][0])):
+                return [(lead.group(1), items[-2][1] + lead.start(1)), (tail.group(0), items[-1][1])]
+            if len(items) == 2:
+                continue
+        if len(items) < 2:
             continue
         if cue is not None:
             items[0] = (items[0][0][cue.end():].strip(), items[0][1] + cue.end() + len(items[0][0][cue.end():]) -
@@ -4425,7 +4479,9 @@ _LIST_CUE = re.compile(r"^.*\b(?:are|is|were|was|include|includes|including|incl
                        r"has|have|had|comprises?|contains?|such\s+as|like|namely|only|just|both|supports?|lists?|"
                        r"provide|provides|submit|submits|bring|brings|need|needs|require|requires|requiring|show|"
                        r"present|send|upload|attach|enclose)\s+", re.I)
-_PAIR_CUE = re.compile(r"\b(?:only|just|both)\b|:\s*[^:]*$", re.I)
+_PAIR_NAME = re.compile(r"[A-Z][a-z][\w'’\-]*(?:\s+[A-Z][a-z][\w'’\-]*){0,2}(?=\s*(?:$|[,.;]|\s(?:and|or|but|for|in|on|at|to)\b))")
+_PAIR_NAME_END = re.compile(r"\b(?:in|at|from|to|with|between|of|by)\s+([A-Z][a-z][\w'’\-]*(?:\s+[A-Z][a-z][\w'’\-]*){0,2})\s*$")
+_PAIR_CUE = re.compile(r"\b(?:only|just|both|two)\b|[:\u2014\u2013]\s*[^:\u2014\u2013]*$", re.I)
 #: "the three members are", "only", "just": the claim gives its list as the whole list.
 #: A list said to be the whole of it, after its items: "everything else on the menu is nut-free".
 _NOTHING_ELSE = re.compile(r"\b(?:everything\s+else|all\s+(?:the\s+)?other|nothing\s+else|no\s+other|none\s+of\s+the\s+other|"
@@ -4468,7 +4524,8 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
             continue
         e_terms = [_item_terms(i) for i, _ in e_items]
         matched = [i for i, ct in enumerate(c_terms) if any(ct & et for et in e_terms)]
-        if len(matched) >= 2 and (best is None or len(matched) > len(best[3])):
+        pair = len(c_items) == len(e_items) == 2 and len(matched) == 1  # (a pair of names, one of them shared)
+        if (len(matched) >= 2 or pair) and (best is None or len(matched) > len(best[3])):
             best = (k, e_items, e_terms, matched)
     if best is None:
         return
@@ -4480,7 +4537,10 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     # One item exchanged for another in a list of the same length: what a swap is. Lists of other lengths
     # (a review's "great staff, clean, modern" against an answer's amenities) were mostly other lists on
     # RAGTruth dev half A.
-    if len(extra) == 1 and len(lost) == 1 and len(c_items) == len(e_items) >= 3:
+    # (two names of a pair count too: "sites in Canada and France" against "in Canada and Germany")
+    proper = len(c_items) == len(e_items) == 2 and len(extra) == 1 and len(lost) == 1 and all(
+        re.fullmatch(r"(?:the\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,2}", x.strip()) for x in (c_items[extra[0]][0], lost[0]))
+    if len(extra) == 1 and len(lost) == 1 and (len(c_items) == len(e_items) >= 3 or proper):
         for i in extra:
             # An item the context states with the claim's predicate elsewhere is the claim combining two lists.
             said = [_with_referent(sents, j) for j, (_, _, p) in enumerate(sents) if j != k and c_terms[i] & p.term_set]

@@ -1764,3 +1764,64 @@ def test_session15_units_and_abstentions_in_the_text_layer():
     assert twh.dimension == "energy" and twh.approx
     assert names("The farm made 4.9 TWh last year") == []  # a unit after its figure is no name
     assert lexicon.is_abstention("The leaflet doesn't answer that question.")
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # percentage points that are the relative change, and points that are the difference
+    ("Turnout rose by 20 percentage points, from 50% to 60%.", "Turnout rose from 50% in 2019 to 60% in 2023.", True),
+    ("Turnout rose by 10 percentage points.", "Turnout rose from 50% in 2019 to 60% in 2023.", False),
+    # "and only then": the other order
+    ("Pour in the stock, and only then fry the onions.",
+     "Fry the onions until soft. Then pour in the stock and simmer for 20 minutes.", True),
+    ("Fry the onions, and only then pour in the stock.",
+     "Fry the onions until soft. Then pour in the stock and simmer for 20 minutes.", False),
+    # a list between dashes, said to be all of it
+    ("The fee covers two things — the exam and the certificate — and resits cost £40.",
+     "The fee covers the exam, the certificate and one free resit. Further resits cost £40.", True),
+    # who did what to whom, past a long aside and a third name inside it
+    ("Fenwick Tools, the Leeds toolmaker founded in 1952, has agreed to buy Oakridge Supplies.",
+     "Oakridge Supplies has agreed to buy the family-owned toolmaker Fenwick Tools. Fenwick Tools was founded in Leeds "
+     "in 1952.", True),
+    # a claimed bound is found where the context says it in the claim's own words
+    ("Parcels heavier than 20 kg are refused.",
+     "Parcels between 10 and 20 kg cost £12 to send. Parcels over 20 kg are refused.", False),
+    ("Orders under £50 ship free.", "Orders of £50 or more ship free. Orders under £50 pay £4.99 delivery.", True),
+])
+def test_session15_points_steps_lists_and_bounds(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # the one thing the context allows, given to another name
+    ("Among the islands, Skerra is the only island with a year-round ferry.",
+     "Skerra has a weekly market. Holm, the largest of the group, is the only island with a year-round ferry.", True),
+    ("Among the islands, Holm is the only island with a year-round ferry.",
+     "Skerra has a weekly market. Holm, the largest of the group, is the only island with a year-round ferry.", False),
+    # a pair of names, one of them changed, inside a longer sentence
+    ("Funded by the Arlo Trust, the survey covered 40 farms in Kent and Devon over two summers.",
+     "The survey covered 40 farms in Kent and Sussex over two summers. It was funded by the Arlo Trust.", True),
+    ("Funded by the Arlo Trust, the survey covered 40 farms in Kent and Sussex over two summers.",
+     "The survey covered 40 farms in Kent and Sussex over two summers. It was funded by the Arlo Trust.", False),
+])
+def test_session15_the_only_one_and_pairs_of_names(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # clock times in words, with and without the part of the day
+    ("Doors close at a quarter to eight in the evening.", "Doors close at 19:45 and the show starts at 20:00.", False),
+    ("Doors close at half past eight in the evening.", "Doors close at 19:45 and the show starts at 20:00.", True),
+    # "24/7" is no figure
+    ("Members get 24/7 access and 3 guest passes.", "Membership costs £40 a month with 24/7 access and 3 guest passes.", False),
+    # a product the claim writes out after its figure
+    ("The block has 48 flats (6 floors × 8).", "The block has 6 floors with 8 flats on each.", False),
+    ("The block has 54 flats (6 floors × 8).", "The block has 6 floors with 8 flats on each.", True),
+    # a figure stated with the claim's own words, a count between it and them
+    ("You pay $90: $75 for the three lessons plus the $15 entry fee due on day one.",
+     "The beginners' course costs $75 for three lessons. A $15 entry fee is paid on day one.", False),
+])
+def test_session15_time_words_products_and_windows(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences

@@ -99,12 +99,20 @@ def numeric_date_order(text: str) -> bool | None:
 
 @dataclass(frozen=True)
 class TimeValue:
-    """A clock time in minutes after midnight."""
+    """A clock time in minutes after midnight. ``either_half``: said in words with no morning or evening ("half
+    past five"), so 5:30 or 17:30."""
 
     start: int
     end: int
     text: str
     minutes: int
+    either_half: bool = False
+
+    def same(self, other: "TimeValue") -> bool:
+        """The same clock time ("half past five in the evening" is 17:30; "half past five" is 5:30 or 17:30)."""
+        if self.either_half or other.either_half:
+            return self.minutes % 720 == other.minutes % 720
+        return self.minutes == other.minutes
 
 
 def _month(word: str | None) -> int | None:
@@ -171,6 +179,34 @@ _TIME = re.compile(
 )
 
 
+_HOUR_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())}
+#: A clock time in words: "half past five in the evening", "a quarter to seven", "ten past nine", "six o'clock".
+_WORD_TIME = re.compile(
+    r"\b(?:(?P<part>(?:a\s+)?quarter|half|five|ten|twenty|twenty-five)\s+(?P<rel>past|to)\s+(?P<h>"
+    + "|".join(_HOUR_WORDS) + r"|1[0-2]|[1-9])|(?P<oh>" + "|".join(_HOUR_WORDS) + r")\s+o['\u2019]clock)"
+    r"(?:\s+(?:in\s+the\s+(?P<per>morning|afternoon|evening)|at\s+night(?P<night>)|(?P<ap>a\.m\.|p\.m\.|am|pm)\b))?",
+    re.I)
+_PART_MINUTES = {"quarter": 15, "a quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
+
+
+def _word_times(text: str) -> list[TimeValue]:
+    out = []
+    for m in _WORD_TIME.finditer(text):
+        h_word = (m.group("h") or m.group("oh")).lower()
+        h = _HOUR_WORDS.get(h_word) or int(h_word)
+        mins = 0
+        if m.group("part"):
+            part = _PART_MINUTES[re.sub(r"\s+", " ", m.group("part").lower())]
+            mins = part if m.group("rel").lower() == "past" else -part
+        total = (h % 12) * 60 + mins
+        per = (m.group("per") or m.group("ap") or ("night" if m.group("night") is not None else "")).lower()
+        pm = per in ("afternoon", "evening", "night") or per.startswith("p")
+        if pm:
+            total += 720
+        out.append(TimeValue(m.start(), m.end(), m.group(0), total % 1440, either_half=not per))
+    return out
+
+
 def parse_times(text: str) -> list[TimeValue]:
     out = []
     for m in _TIME.finditer(text):
@@ -182,4 +218,7 @@ def parse_times(text: str) -> list[TimeValue]:
         else:
             mins = int(m.group("h24")) * 60 + int(m.group("m24"))
         out.append(TimeValue(m.start(), m.end(), m.group(0), mins))
+    if "past" in text or " to " in text or "clock" in text:
+        out = sorted(out + [w for w in _word_times(text) if not any(t.start < w.end and w.start < t.end for t in out)],
+                     key=lambda t: t.start)
     return out

@@ -524,6 +524,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
             continue  # a clock time
         if not is_word and re.match(r"\([a-z]\)", text[m.end("num"):m.end("num") + 3], re.I):
             continue  # a name made of a number: "401(k)", "403(b)", "501(c)(3)"
+        if re.match(r"24/7|24x7|365\b", text[m.start("num"):m.start("num") + 4]) and re.match(r"(?:/7|x7)", text[m.end("num"):m.end("num") + 2]) \
+                or re.search(r"24/$", text[max(0, start - 3):start]) and raw == "7":
+            continue  # "24/7": all the time, no figure
         if not unit_raw and not scale_raw and not cur_raw and _YEARLIKE.fullmatch(raw):
             continue  # a year: dates.py
         if _AMPM.match(text, end):
