@@ -1155,6 +1155,40 @@ def _written_sum(c: _Parsed, q: Quantity) -> list[Quantity]:
     return [x for x in qs[lo:hi + 1] if x is not q] if hi > lo else []
 
 
+_RANGE_DASH = re.compile(r"\s*(?:\u2013|-|to)\s*")
+
+
+def _ranges(sents) -> list[tuple[int, Quantity, Quantity]]:
+    """The context's ranges "1–3 years", "£29,500–£32,000", "18 to 22 °C" (sentence, low end, high end)."""
+    out = []
+    for k, (_, _, p) in enumerate(sents):
+        for a, b in zip(p.quantities, p.quantities[1:]):
+            if _RANGE_DASH.fullmatch(p.text[a.end:b.start]) and a.kind == b.kind and a.value < b.value:
+                out.append((k, a, b))
+    return out
+
+
+def _other_range_end(c: _Parsed, q: Quantity, ranges) -> tuple[int, Quantity, Quantity] | None:
+    """The context's range that the claim's range shares one end with and not the other ("2–3 years" / "1–3")."""
+    qs = c.quantities
+    i = next((j for j, x in enumerate(qs) if x is q), None)
+    if i is None or not ranges:
+        return None
+    pair = (qs[i], qs[i + 1]) if i + 1 < len(qs) and _RANGE_DASH.fullmatch(c.text[q.end:qs[i + 1].start]) else \
+        (qs[i - 1], qs[i]) if i > 0 and _RANGE_DASH.fullmatch(c.text[qs[i - 1].end:q.start]) else None
+    if pair is None or pair[0].kind != pair[1].kind:
+        return None
+    lo, hi = pair
+    for k, elo, ehi in ranges:
+        if elo.kind != lo.kind:
+            continue
+        if q is lo and _equivalent(hi, ehi) and not _equivalent(lo, elo):
+            return k, elo, ehi
+        if q is hi and _equivalent(lo, elo) and not _equivalent(hi, ehi):
+            return k, elo, ehi
+    return None
+
+
 def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
     """The sum or product the claim writes right after ``q`` when it comes to ``q``: "31 km (12 + 9 + 10)",
     "84 beds (14 rooms × 6)".
@@ -1267,8 +1301,17 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     # employees. During the year it hired 80 and 30 left.").
     beside = {j for k in near for j in (k - 1, k + 1) if 0 <= j < len(sents) and j not in near
               and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
+    ranges = _ranges(sents)
     for q in claim_qs:
         out.numbers += 1
+        other_end = _other_range_end(c, q, ranges)
+        if other_end is not None:
+            # "2–3 years" against "1–3 years": one end of the same range moved (not 2 years matched elsewhere)
+            k, lo, hi = other_end
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=f"{lo.text}–{hi.text}",
+                                              evidence_span=_span(sents[k][1], lo.start, hi.end), confidence=conf["bound"]))
+            continue
         if id(q) in operands_used:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (an operand of the claim's arithmetic)")
@@ -1398,7 +1441,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                          _times_as_quantities(sents, near, q, where))
         # A bound ("more than 1,600 mg", "up to 3 doses") restates a limit the context states; it is compared
         # as a bound, never made up as a sum of two other figures (a dose plus the daily cap).
-        how = _arithmetic(q, operands, distributive, _period(c.text, q), total=summed) if not q.bound else None
+        # (nor is a range's end: "2–3 years" against "1–3 years" is another range, not 3 - 1)
+        ranged = re.match(r"\s*(?:\u2013|-|to)\s*[$£€]?\d", c.text[q.end:q.end + 8]) is not None \
+            or re.search(r"\d\s*(?:\u2013|-)\s*$", c.text[max(0, q.start - 6):q.start]) is not None
+        how = _arithmetic(q, operands, distributive, _period(c.text, q), total=summed) if not q.bound and not ranged else None
         # Correct arithmetic is no licence: the figures must be the claim's subject's, and a difference must
         # go the way the claim says ("fell by 63 tonnes" is the difference of 420 and 483 too).
         wrong = _misderived(c, q, how, where, sents, asked, conf) if how is not None else None
@@ -1427,6 +1473,16 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             # The user's own figure ("We got a grant eight months ago"), reasoned with, is no claim about the context.
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (the question's)")
+            continue
+        # The same figure in another unit, wherever the context states it with the claim's words ("400 gallons an
+        # hour" against "The pump circulates 400 litres per hour", a sentence the long claim aligns to less well).
+        other_unit = next(((k, e) for k, e, text in pool if _slot(q, e) in ("unit", "currency")
+                           and _near_terms(c, text, e.start, e.end) >= 1), None) if q.dimension else None
+        if other_unit is not None:
+            k, e = other_unit
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(Difference(slot=_slot(q, e) or "unit", claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["unit"]))
             continue
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict: tuple[int, Quantity, str] | None = None
@@ -3806,6 +3862,11 @@ def _figures_by_name(sents, kinds: tuple[str, ...], known) -> list[tuple[frozens
     return out
 
 
+#: "The X300 has the larger tank", "the Vela S2 had the longest range": ranked by what it has.
+_HAS_RANKED = re.compile(r"\b(?:has|had|have|offers|offered|gives|gave|provides|provided|boasts|comes\s+with)\s+"
+                         r"(?:you\s+|us\s+|them\s+)?(?:the\s+|a\s+)?(?:[\w\-]+\s+)?$", re.I)
+
+
 def _ranked_by_figures(claim: str, sents, known, out: FactCheck, conf) -> None:
     """A comparison said of a name that the context's own figures rank the other way: "The S300 is the lighter
     of the two" where the S200 weighs 2.6 kg and the S300 3.1 kg; "Plan B is the cheapest" where Plan A costs
@@ -3817,7 +3878,7 @@ def _ranked_by_figures(claim: str, sents, known, out: FactCheck, conf) -> None:
         if key is None or key[0] not in _SCALE_KINDS or key[1] not in ("c", "s"):
             continue
         own = next(((a, b) for a, b in clauses(claim) if a <= pc < b), (0, len(claim)))
-        ranked = _RANKED_AS.search(claim, own[0], pc)
+        ranked = _RANKED_AS.search(claim, own[0], pc) or _HAS_RANKED.search(claim, own[0], pc)
         subject = names(claim[own[0]:ranked.start()], known) if ranked else []
         if not subject:
             continue

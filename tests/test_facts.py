@@ -1825,3 +1825,21 @@ def test_session15_the_only_one_and_pairs_of_names(claim, context, flagged):
 def test_session15_time_words_products_and_windows(claim, context, flagged):
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # the same figure in another unit, in a sentence a long claim aligns to less well
+    ("The filter is rinsed weekly, the tank holds 30 litres and the pump moves 300 gallons an hour.",
+     "Rinse the filter weekly and keep the tank topped up to 30 litres. The pump circulates 300 litres per hour.", True),
+    # one end of a range moved
+    ("Applicants need 3–5 years of experience and a degree.", "Applicants need 2–5 years of experience and a degree.", True),
+    ("Applicants need 2–5 years of experience and a degree.", "Applicants need 2–5 years of experience and a degree.", False),
+    # ranked by what it has, the figures the names' own
+    ("The Luma A had the longest battery life of the three.",
+     "The Luma A lasted 9 hours, the Luma B 14 hours and the Luma C 11 hours.", True),
+    ("The Luma B had the longest battery life of the three.",
+     "The Luma A lasted 9 hours, the Luma B 14 hours and the Luma C 11 hours.", False),
+])
+def test_session15_units_elsewhere_ranges_and_ranked_possessions(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
