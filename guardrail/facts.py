@@ -1109,8 +1109,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         if other is e or not _may_replace(e, other) or math.isclose(other.value, e.value):
             continue
         around = text[max(0, other.start - 80):other.start]
-        if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text:
-            return other
+        if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text \
+                and not re.match(r"\s*(?:a\.?m\b\.?|p\.?m\b\.?|o['\u2019]clock)", text[other.end:other.end + 8], re.I):
+            return other  # (not "from 1 to 4 p.m.": the hours of a session, not an old and a new value)
         if re.search(r"\b(?:now|currently|since|from|as\s+of|new|effective|starting|is|are|has\s+been|will\s+be|"
                      r"eventually|finally|ultimately|in\s+the\s+end|final)\b",
                      around, re.I) and (text != sent_text or other.start > e.start or first_new):
@@ -1477,7 +1478,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # The same figure in another unit, wherever the context states it with the claim's words ("400 gallons an
         # hour" against "The pump circulates 400 litres per hour", a sentence the long claim aligns to less well).
         other_unit = next(((k, e) for k, e, text in pool if _slot(q, e) in ("unit", "currency")
-                           and _near_terms(c, text, e.start, e.end) >= 1), None) if q.dimension else None
+                           and _near_terms(c, text, e.start, e.end) >= 1), None) \
+            if q.dimension and not any(_equivalent(q, e) for _, e, _ in pool) else None
         if other_unit is not None:
             k, e = other_unit
             out.numbers_unmatched.append(q.text)

@@ -1843,3 +1843,18 @@ def test_session15_time_words_products_and_windows(claim, context, flagged):
 def test_session15_units_elsewhere_ranges_and_ranked_possessions(claim, context, flagged):
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences
+
+
+def test_session15_no_unit_mismatch_for_the_same_unit_spelt_out_and_no_old_value_in_a_session_span():
+    found, _ = slots("Riders must weigh between 40 and 120 kilograms, with staff fitting the harness.",
+                     "The zip line is 1.2 km long. Riders must weigh between 40 and 120 kg.")
+    assert ("unit", "mismatch") not in found, found
+    found, _ = slots("Sessions run on the last Sunday of each month from 1 to 4 p.m.",
+                     "Sessions are held on the last Sunday of each month from 1 to 4 p.m.")
+    assert ("superseded", "mismatch") not in found, found
+
+
+def test_session15_nothing_in_the_information_is_an_abstention():
+    from guardrail.text import lexicon
+
+    assert lexicon.is_abstention("There's nothing in the provided information about parking.")

@@ -343,6 +343,8 @@ _ABSTAIN = re.compile(
     r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|name|disclose|give|answer)"
     r"|cannot\s+be\s+(?:determined|found|answered|inferred|established|confirmed)\s+(?:from|based\s+on|with|using)"
     r"|there\s+is\s+no\s+(?:information|mention|data|detail|indication)"
+    r"|there(?:\s+is|['\u2019]s)\s+nothing\s+(?:in|about)\s+(?:the\s+)?(?:provided\s+|given\s+)?(?:information|documents?|"
+    r"context|texts?|passages?|sources?|details?)"
     r"|(?:i|we)\s+(?:cannot|can['\u2019]t|could\s+not|couldn['\u2019]t|am\s+unable\s+to|are\s+unable\s+to|do\s+not|don['\u2019]t)"
     r"\s+(?:find|determine|tell|say|know|answer|confirm|see|locate)"
     r"|(?:is|are|was|were)\s+not\s+(?:specified|mentioned|stated|provided|given|indicated|listed|included|available)"

@@ -297,7 +297,7 @@ def _stem_noun(word: str) -> str:
 
 # Matched at a position (``pattern.match(text, end)``), never on ``text[end:]``: slicing the rest of the
 # text for every number made long answers quadratic.
-_AMPM = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.)\b", re.I)
+_AMPM = re.compile(r"\s*(?:(?:am|pm)\b|a\.m\.?|p\.m\.?)", re.I)
 _SPACE_WORD = re.compile(r"\s+([A-Za-z]+)")
 _POINTS = re.compile(r"\s*(?:percentage\s+)?points?\b", re.I)
 #: "out of" right before a number: a denominator; right after one, the noun after the denominator is what it counts.
