@@ -1092,7 +1092,7 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     old = from_to or re.search(
         r"\b(?:previously|formerly|originally|used\s+to|until|prior\s+to|initially|at\s+first|no\s+longer|"
-        r"(?:the\s+)?(?:earlier|previous|former|old)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
+        r"(?:the\s+)?(?:earlier|previous|former|old|original|initial)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
         # "launched with a list price of $199": the first value, when a later sentence gives another
         r"(?:launched|debuted|introduced|released|opened|started)\s+(?:\S+\s+){0,3}?(?:with|at)|at\s+launch|"
         r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b"
@@ -4678,8 +4678,9 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         # "whether overnight parking is allowed": a sentence that says it is or is not permitted answers it
         # (every word of the topic in the context, the rest in a sentence nearby: "overnight parking ... is not
         # permitted" answers it for "the Dunmere trailhead" the sentence before names; "pets" never named does not)
-        ok = ok or (yes_no and cov >= 0.66 and modal_asked and t_terms <= everywhere
-                    and lexicon.modality(p.text) in ("allowed", "forbidden", "required", "optional"))
+        ok = ok or (yes_no and cov >= 0.66 and modal_asked and (t_terms <= everywhere or _ELIGIBLE.search(p.text) is not None)
+                    and (lexicon.modality(p.text) in ("allowed", "forbidden", "required", "optional")
+                         or _ELIGIBLE.search(p.text) is not None))
         if warning:  # "does not warn against ...": refuted by a ban or a caution on its act, and by nothing else
             ok = (cov >= 0.66 or (cov >= 0.5 and act in p.term_set)) and lexicon.modality(p.text) in ("forbidden", "discouraged")
         if ok and (best is None or cov > best[0]):
@@ -4709,7 +4710,10 @@ _ASKING = frozenset(_fold(stem(w)) for w in "location located place address info
                     "get gets available availability offer offers offered provide provides provided exist exists "
                     "possible accessible much many often anything something change changes changed update updates "
                     "updated".split())
-_YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "work works run runs support supports allow allows allowed include "
+#: Words that settle whether someone may take part ("People who work night shifts are not eligible").
+_ELIGIBLE = re.compile(r"\b(?:eligible|ineligible|eligibility|welcome|excluded|barred|banned|prohibited)\b", re.I)
+_YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "part join joins participate participates enrol enroll apply eligible "
+                          "work works run runs support supports allow allows allowed include "
                           "includes accept accepts use uses cover covers apply applies come comes require requires "
                           "need needs compatible".split())
 #: Words that name the kind of figure an abstention says is missing, and the quantity kind that states it.

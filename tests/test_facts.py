@@ -1858,3 +1858,18 @@ def test_session15_nothing_in_the_information_is_an_abstention():
     from guardrail.text import lexicon
 
     assert lexicon.is_abstention("There's nothing in the provided information about parking.")
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # an abstention after a "but", its topic a matter of eligibility
+    ("The course runs for six weeks, but the leaflet doesn't say anything about whether apprentices can take part.",
+     "The course runs for six weeks on Tuesday evenings. Apprentices are not eligible.", True),
+    ("The course runs for six weeks, but the leaflet doesn't say anything about whether pensioners can take part.",
+     "The course runs for six weeks on Tuesday evenings. Apprentices are not eligible.", False),
+    # the original value given as current
+    ("Under the current plan, members get 8 guest passes a year.",
+     "Under the original plan, members got 8 guest passes a year. The revised plan raises this to 12.", True),
+])
+def test_session15_eligibility_abstentions_and_original_values(claim, context, flagged):
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.kind == "mismatch" and d.confidence >= 0.2]) is flagged, fc.differences

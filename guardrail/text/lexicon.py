@@ -400,14 +400,17 @@ def abstention_topic(text: str) -> str:
     m = _ABSTAIN.search(text)
     if not m:
         return text
-    after = re.sub(r"^\s*(?:any\s+)?(?:about|on|regarding|as\s+to|of|whether|if|how|what|which|who|when|where|why)?\s*",
+    after = re.sub(r"^\s*(?:any(?:thing)?\s+)?(?:(?:about|on|regarding|as\s+to|of)\s+)?"
+                   r"(?:whether|if|how|what|which|who|when|where|why)?\s*",
                    "", text[m.end():], flags=re.I).strip(" .,:;")
     before = text[: m.start()].strip(" .,:;")
 
     def weight(part: str) -> int:
         return len(re.findall(r"[A-Za-z]{3,}", _SOURCE_WORDS.sub(" ", part)))
 
-    topic = after if weight(after) >= weight(before) else before
+    # "..., but the documents don't say whether ...": what comes before the "but" is stated, the topic after it
+    joined = re.search(r"(?:,|;)?\s*\b(?:but|however|although|though|yet|while)(?:\s+(?:the|these|this))?\s*$", before, re.I)
+    topic = after if (joined and after) or weight(after) >= weight(before) else before
     if topic is after:
         # "... how long the course stays open, so I can't tell you the time limit": the topic ends with its clause.
         topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore)\b|;|\s+so\s+(?:i|we)\b", topic, maxsplit=1,
