@@ -1180,6 +1180,8 @@ def _other_range_end(c: _Parsed, q: Quantity, ranges) -> tuple[int, Quantity, Qu
     if pair is None or pair[0].kind != pair[1].kind:
         return None
     lo, hi = pair
+    if any(_equivalent(lo, elo) and _equivalent(hi, ehi) for _, elo, ehi in ranges):
+        return None  # the context states this very range too ("1–14 days" beside "10–14 days")
     for k, elo, ehi in ranges:
         if elo.kind != lo.kind:
             continue
