@@ -2263,6 +2263,23 @@ _JOIN = frozenset("and but while whereas although though yet".split())
 _OTHER_ONES = re.compile(r"\b(?:the\s+)?(?:other|others|remaining|rest\s+of)\b", re.I)
 
 
+@functools.lru_cache(maxsize=16384)
+def _clause_topics(text: str):
+    """A sentence's topic words, and each clause's with its span (``_crossed``), once per sentence."""
+    per_clause = []
+    for a, b in clauses(text):
+        toks = _topic_tokens(text[a:b])
+        per_clause.append((a, b, toks, frozenset(t for t, _ in toks)))
+    return frozenset(t for t, _ in _topic_tokens(text)), tuple(per_clause)
+
+
+@functools.lru_cache(maxsize=16384)
+def _cased_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words ``text`` writes in lower case, and those it capitalises (lower-cased)."""
+    return (frozenset(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", text)),
+            frozenset(w.lower() for w in re.findall(r"(?<![\w'’\-])[A-Z][a-z][\w'’\-]*", text)))
+
+
 def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
     """What the context says of one topic, the claim says of another it also names.
 
@@ -2297,10 +2314,8 @@ def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
         first.setdefault(t, p)
     found = []
     for k, (_, _, p) in enumerate(sents):
-        sent_terms = {t for t, _ in _topic_tokens(p.text)}
-        for a, b in clauses(p.text):
-            toks = _topic_tokens(p.text[a:b])
-            own = {t for t, _ in toks}
+        sent_terms, per_clause = _clause_topics(p.text)
+        for a, b, toks, own in per_clause:
             if own & c_set:
                 found.append((k, a, b, toks, own, sent_terms))
     found = sorted(found, key=lambda f: -len(f[4] & c_set))[:8]
@@ -2308,9 +2323,9 @@ def _crossed(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
         return
     # A capitalised word the texts never write in lower case is a name even where it opens a sentence
     # ("Mercury has ...", "Oslo is ..."); an instruction's first word ("Push the button") is not.
-    all_text = claim + "\n" + "\n".join(p.text for _, _, p in sents)
-    lower = set(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", all_text))
-    caps.update({w.lower() for w in re.findall(r"(?<![\w'’\-])[A-Z][a-z][\w'’\-]*", all_text)} - lower)
+    lower_c, caps_c = _cased_words(claim)
+    lower = set(lower_c).union(*(_cased_words(p.text)[0] for _, _, p in sents))
+    caps.update(set(caps_c).union(*(_cased_words(p.text)[1] for _, _, p in sents)) - lower)
     for x in found:
         for y in found:
             if x is y:
@@ -3239,6 +3254,11 @@ _PIECE = re.compile(r"[,;:()\[\]\"\u201c\u201d]+|\s[\u2013\u2014-]\s")
 
 def _pieces(text: str) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between clause punctuation, quotes and dashes."""
+    return list(_pieces_of(text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _pieces_of(text: str) -> tuple[tuple[int, int], ...]:
     out, pos = [], 0
     for m in _PIECE.finditer(text):
         if text[pos:m.start()].strip():
@@ -3246,7 +3266,7 @@ def _pieces(text: str) -> list[tuple[int, int]]:
         pos = m.end()
     if text[pos:].strip():
         out.append((pos, len(text)))
-    return out
+    return tuple(out)
 
 
 def _piece_terms(p: _Parsed, a: int, b: int) -> set[str]:
@@ -3330,6 +3350,13 @@ def _piece_direction(claim: str, sents, out: FactCheck, conf) -> None:
                     return
 
 
+@functools.lru_cache(maxsize=16384)
+def _sentence_pieces(text: str) -> tuple[tuple[int, int, set[str]], ...]:
+    """A sentence's pieces with their terms (two or more), once per sentence however many claims read it."""
+    p = _parse(text)
+    return tuple((a, b, t) for a, b in _pieces(text) if len(t := _piece_terms(p, a, b)) >= 2)
+
+
 def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
     """The polarity checks piece by piece, for a claim that copies one piece of an evidence sentence and
     flips it ("The fighting has not resulted in hundreds of deaths, and many civilians are fleeing"
@@ -3338,12 +3365,7 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
     words) are compared, so a piece merely on the same topic never lends its polarity. A claim's first
     _MAX_PIECES pieces are read: the evidence side is bounded by its windows, the claim side only by the
     answer."""
-    e_pieces = []
-    for _, sent, p in sents:
-        for a, b in _pieces(p.text):
-            t = _piece_terms(p, a, b)
-            if len(t) >= 2:
-                e_pieces.append((sent, p.text, a, b, t))
+    e_pieces = [(sent, p.text, a, b, t) for _, sent, p in sents for a, b, t in _sentence_pieces(p.text)]
     pc = _parse(claim)
     for a, b in _pieces(claim)[:_MAX_PIECES]:
         part = claim[a:b]
@@ -3398,10 +3420,17 @@ def _site_after(terms, pos: int, end: int) -> tuple[str, ...]:
 
 
 def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
+    return list(_negated_sites_of(p.text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
     """What each negation of ``p`` bears on, as (subject, word, word): the content word before the negation
     in its piece (what the sentence is about: "the pool is not suitable for diving") and the next two after
     it. A negation with no such subject ("this won't get rid of the smell", "you cannot open one") is left
-    out: on RAGTruth those were nearly all instructions and asides, not the statement a claim flips."""
+    out: on RAGTruth those were nearly all instructions and asides, not the statement a claim flips.
+    Cached by the sentence: every claim against a context reads its sentences' sites."""
+    p = _parse(sentence)
     text = lexicon.without_non_negations(p.text)
     out = []
     for m in sorted([*_SITE_CUE.finditer(text), *_SITE_NO.finditer(text)], key=lambda x: x.start()):
@@ -3416,7 +3445,7 @@ def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
                    and not text[q].isspace()]
         if len(site) == _SITE_LEN and subject:
             out.append((subject[-1],) + site)
-    return out
+    return tuple(out)
 
 
 def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:

@@ -9,6 +9,7 @@ capitalised-run rule answers in microseconds. A name is a run of capitalised wor
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ class Name:
         return name_tokens(self.text)
 
 
+@functools.lru_cache(maxsize=32768)
 def name_tokens(text: str) -> frozenset[str]:
     """The identifying words of a name, lower-cased, hyphens and possessives dropped: titles and joiners
     out ("Dr. Paul Brenner" -> paul, brenner; "Wi-Fi" -> wifi)."""
@@ -61,11 +63,13 @@ def name_tokens(text: str) -> frozenset[str]:
 _DAY_PLURAL = {d + "s": d for d in "monday tuesday wednesday thursday friday saturday sunday".split()}
 
 
-def words(text: str) -> set[str]:
-    """Lower-cased words of ``text`` in the form :func:`name_tokens` gives them, to test whether a name occurs."""
+@functools.lru_cache(maxsize=16384)
+def words(text: str) -> frozenset[str]:
+    """Lower-cased words of ``text`` in the form :func:`name_tokens` gives them, to test whether a name occurs.
+    Cached: the evidence sentences are read for every claim."""
     toks = [_DAY_PLURAL.get(x, x) for x in
             (re.sub(r"['’]s$", "", t).strip("'’-").replace("-", "") for t in re.findall(r"[\w'’\-]+", text.lower()))]
-    return set(toks) | {a + b for a, b in zip(toks, toks[1:])}  # "Wi Fi" also as "wifi"
+    return frozenset(toks) | {a + b for a, b in zip(toks, toks[1:])}  # "Wi Fi" also as "wifi"
 
 
 _JOINERS = frozenset("of de da del der van von la le du the and".split())
@@ -75,10 +79,22 @@ def _clean(tok_text: str) -> str:
     return re.sub(r"['’]s$", "", tok_text)
 
 
-def names(text: str, known: set[str] | None = None) -> list[Name]:
+def names(text: str, known: set[str] | frozenset[str] | None = None) -> list[Name]:
     """Capitalised name runs of ``text``. ``known``: lower-cased tokens seen capitalised mid-sentence elsewhere
     (the evidence), which lets a sentence-initial single word count as a name ("Porto had ...")."""
     out: list[Name] = []
+    for s, name, initial_single in _runs(text):
+        if initial_single and (known is None or name.lower() not in known):
+            continue
+        out.append(Name(s, s + len(name), name))
+    return out
+
+
+@functools.lru_cache(maxsize=16384)
+def _runs(text: str) -> tuple[tuple[int, str, bool], ...]:
+    """The name runs of ``text``, each with whether it is one word opening a sentence (a name only where the
+    caller knows it from elsewhere). Cached: the fact checks read the same evidence sentences for every claim."""
+    out = []
     for m in _RUN.finditer(text):
         s, e = m.start(), m.end()
         run = _clean(text[s:e]).rstrip(".")
@@ -93,8 +109,6 @@ def names(text: str, known: set[str] | None = None) -> list[Name]:
                 continue
             s = s + run.index(words[0])
             initial = False
-        if initial and len(words) == 1 and (known is None or words[0].lower() not in known):
-            continue
         if len(words) == 1 and (words[0] in _NOT_NAMES or words[0].lower() in STOPWORDS):
             continue
         if len(words) == 1 and words[0].lower() in UNITS and re.search(r"\d\s*$", text[:s]):
@@ -102,8 +116,8 @@ def names(text: str, known: set[str] | None = None) -> list[Name]:
         name = " ".join(words)
         if len(name) < 2 or name.isupper() and len(name) <= 2:
             continue
-        out.append(Name(s, s + len(name), name))
-    return out
+        out.append((s, name, initial and len(words) == 1))
+    return tuple(out)
 
 
 _CLAUSE_SPLIT = re.compile(
@@ -114,6 +128,11 @@ _CLAUSE_SPLIT = re.compile(
 
 def clauses(text: str) -> list[tuple[int, int]]:
     """(start, end) of the clauses of a sentence: split at ';' and before ', while / whereas / but / and'."""
+    return list(_clauses_of(text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _clauses_of(text: str) -> tuple[tuple[int, int], ...]:
     spans, pos = [], 0
     for m in _CLAUSE_SPLIT.finditer(text):
         if m.start() > pos:
@@ -121,7 +140,7 @@ def clauses(text: str) -> list[tuple[int, int]]:
         pos = m.end()
     if pos < len(text):
         spans.append((pos, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()] or [(0, len(text))]
+    return tuple((a, b) for a, b in spans if text[a:b].strip()) or ((0, len(text)),)
 
 
 #: An identifier that mixes digits and letters: "seat 17C", "gate B12", "booking QX7R2L", "the A320".
