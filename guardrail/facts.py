@@ -115,6 +115,14 @@ class _Parsed:
         return frozenset(_fold(t) for t, _ in self.terms if not t[0].isdigit())
 
     @cached_property
+    def _positions(self) -> dict[int, int]:
+        return {id(q): i for i, q in enumerate(self.quantities)}
+
+    def position(self, q: Quantity) -> int | None:
+        """Where ``q`` is among this text's quantities (by identity), in constant time."""
+        return self._positions.get(id(q))
+
+    @cached_property
     def starts(self) -> list[int]:
         """Where each quantity starts, in order (for finding a figure's neighbours by bisection)."""
         return [q.start for q in self.quantities]
@@ -1145,7 +1153,7 @@ _OPERATOR = re.compile(r"\s*[+\u2212\u00d7*/-]\s*$|\s*[+\u2212\u00d7*/]\s*|\s+-\
 def _written_sum(c: _Parsed, q: Quantity) -> list[Quantity]:
     """The other figures of an expression the claim writes out with ``q`` ("65 + 38 + 151"), or []."""
     qs = c.quantities
-    i = next((k for k, x in enumerate(qs) if x is q), None)
+    i = c.position(q)
     if i is None:
         return []
     lo = hi = i
@@ -1171,9 +1179,11 @@ def _ranges(sents) -> list[tuple[int, Quantity, Quantity]]:
 
 def _other_range_end(c: _Parsed, q: Quantity, ranges) -> tuple[int, Quantity, Quantity] | None:
     """The context's range that the claim's range shares one end with and not the other ("2–3 years" / "1–3")."""
+    if not ranges:
+        return None
     qs = c.quantities
-    i = next((j for j, x in enumerate(qs) if x is q), None)
-    if i is None or not ranges:
+    i = c.position(q)
+    if i is None:
         return None
     pair = (qs[i], qs[i + 1]) if i + 1 < len(qs) and _RANGE_DASH.fullmatch(c.text[q.end:qs[i + 1].start]) else \
         (qs[i - 1], qs[i]) if i > 0 and _RANGE_DASH.fullmatch(c.text[qs[i - 1].end:q.start]) else None
@@ -1197,7 +1207,7 @@ def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
     "84 beds (14 rooms × 6)".
     Its terms are figures of their own, checked against the context like any other."""
     qs = c.quantities
-    i = next((k for k, x in enumerate(qs) if x is q), None)
+    i = c.position(q)
     if i is None or i + 1 >= len(qs) or not re.fullmatch(r"(?:\s+[A-Za-z]+){0,2}\s*[(=:]\s*", c.text[q.end:qs[i + 1].start]):
         return None
     terms = [qs[i + 1]]
@@ -1305,6 +1315,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     beside = {j for k in near for j in (k - 1, k + 1) if 0 <= j < len(sents) and j not in near
               and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
     ranges = _ranges(sents)
+    rates_here = _rate_pairs([sents[k][2] for k in near] + [c])  # (once: a claim may hold thousands of figures)
     for q in claim_qs:
         out.numbers += 1
         other_end = _other_range_end(c, q, ranges)
@@ -1460,7 +1471,6 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.reworded.append(f"{q.text} = {how.text}")
             operands_used.update(id(x) for x in how.operands)
             continue
-        rates_here = _rate_pairs([sents[k][2] for k in near] + [c])
         apart = _points_apart(q, rates_here)
         if apart is not None:
             out.numbers_matched += 1
