@@ -1046,8 +1046,11 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
     skip = own | {_fold(t) for t in content_terms(asked)}
     # (nor the words the claim states its other figures with: "£6 cheaper than two standard and two concession
     # tickets, which would come to £46" names the standard ticket for its "two", not as the £6's subject)
-    skip |= frozenset().union(*(_local_terms(c, x) for x in c.quantities if x is not q and not any(x is o for o in how.operands)))
-    for t in sorted((c.wording & _clause_terms(c.text, q.start)) - skip):  # (the figure's clause: "Osei scored more: ...")
+    # (the figures near it only: a claim may hold thousands)
+    skip |= frozenset().union(*(_local_terms(c, x) for x in c.quantities if abs(x.start - q.start) < 200 and x is not q
+                                and not any(x is o for o in how.operands)))
+    lo = max(0, q.start - 400)  # (the figure's clause, read near it: a claim may be 30 kB)
+    for t in sorted((c.wording & _clause_terms(c.text[lo:q.end + 400], q.start - lo)) - skip):  # ("Osei scored more: ...")
         if lexicon.direction(t) or _TOTAL.search(t) or _DISTRIBUTIVE.search(t):
             continue
         for j, (_, sent, p) in enumerate(sents):
