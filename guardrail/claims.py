@@ -921,7 +921,9 @@ def sentence_subject(text: str) -> str | None:
         return lead.group(1) if lead else None
     first = found[0]
     if len(text[: first.start].split()) <= 1:
-        return first.text
+        # "Acme Cloud's chief financial officer, Daniel Osei, told ...": the subject is the officer, named after.
+        apposed = _POSSESSIVE_APPOSED.match(text, first.end)
+        return apposed.group(1) if apposed else first.text
     # "The listing with allocated parking is Flat 6, Mercer Court, ...": the name the sentence says it is.
     return first.text if _NAMED_AS.fullmatch(text[: first.start]) else None
 
@@ -930,6 +932,7 @@ def sentence_subject(text: str) -> str | None:
 _AFTER_PREVIOUS = re.compile(r"^\W*(?:after\s+(?:that|this)|afterwards?|then|next|subsequently|later|finally)\b|"
                              r"\b(?:shortly|soon|immediately|only)\s+(?:afterwards?|after\s+that|thereafter)\b|"
                              r"\b(?:afterwards?|thereafter)\W*$", re.I)
+_POSSESSIVE_APPOSED = re.compile(r"['’]s\s+[a-z][\w\s-]{0,50}?,\s+((?:[A-Z][\w'’-]+\s+)*[A-Z][\w'’-]+),")
 _NAMED_AS = re.compile(r"\s*(?:the|this|that|your|our)\s+[^,;.:]{0,60}?\s(?:is|was)\s+(?:called\s+|named\s+)?", re.I)
 
 

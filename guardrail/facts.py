@@ -34,15 +34,15 @@ from collections import Counter
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from itertools import chain, combinations, islice, takewhile
 from typing import NamedTuple
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times
-from .text.names import Name, clauses, code_shape, codes, name_tokens, names, words
+from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
@@ -128,12 +128,34 @@ class _Parsed:
         return [q.start for q in self.quantities]
 
     @cached_property
+    def _comma_pieces(self) -> tuple[list[int], list[frozenset[str]]]:
+        # (each piece's start, its terms): the pieces between commas, semicolons and spaced dashes, in one pass
+        bounds = [0] + [x for m in _COMMA_PIECE.finditer(self.text) for x in (m.start(), m.end())] + [len(self.text)]
+        spans = list(zip(bounds[::2], bounds[1::2]))
+        terms: list[set[str]] = [set() for _ in spans]
+        starts = [a for a, _ in spans]
+        for t, pos in self.terms:
+            if not t[0].isdigit():
+                terms[max(0, bisect_right(starts, pos) - 1)].add(_fold(t))
+        return starts, [frozenset(x) for x in terms]
+
+    def piece_terms(self, pos: int) -> frozenset[str]:
+        """The content terms of the piece (between commas, semicolons and spaced dashes) that holds ``pos``:
+        what one of several statements of a claim talks about. Constant time after the first call."""
+        starts, terms = self._comma_pieces
+        return terms[max(0, bisect_right(starts, pos) - 1)]
+
+    @cached_property
     def wording(self) -> frozenset[str]:
         """The words besides the values: no number words or units ("three hundred kilograms" is a value the
         checks compare, not wording the evidence must repeat)."""
         values: tuple[Quantity | DateValue | TimeValue, ...] = (*self.quantities, *self.dates, *self.times)
         spans = [(v.start, v.end) for v in values]
         return frozenset(_fold(t) for t, p in self.terms if not t[0].isdigit() and not any(a <= p < b for a, b in spans))
+
+
+#: Where ``_Parsed.piece_terms`` cuts a text (as ``_clause_of`` does).
+_COMMA_PIECE = re.compile(r"[,;]\s|\s[\u2013\u2014-]\s")
 
 
 def _fold(term: str) -> str:
@@ -217,9 +239,9 @@ class FactCheck:
         return self.verified_rewording and all(t in _ARITHMETIC_WORDING for t in self.extra_wording)
 
     def in_evidence_terms(self, claim: str) -> str | None:
-        """``claim`` with each figure the evidence states in another form written the evidence's way ("about 3.1
-        miles" -> "5 km"), or None when some value is verified only by arithmetic, as a bound or as a date or
-        time (no one form to write in: "March 3" against "3 March 2024").
+        """``claim`` with each figure, date and time the evidence states in another form written the evidence's way
+        ("about 3.1 miles" -> "5 km", "5 p.m." -> "17:00"), or None when some value is verified only by
+        arithmetic, as a bound, or as a date the evidence states less of (no one form to write in).
 
         Why: a learned score reads "3.1 miles" against "5 km" as a difference. Scoring the claim in the
         evidence's terms keeps everything else it reads: a faithful conversion then passes, and "3.1 miles
@@ -425,6 +447,8 @@ def check_facts(
         if site.differences:
             out.differences = [d for d in out.differences if d not in weak] + site.differences
     if not any(d.slot in _POLARITY for d in out.differences):
+        _topic_modality(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     roles_read = max(best_score, with_figures) >= 0.5
     if roles_read:
@@ -564,6 +588,8 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
         return q.kind == e.kind and same_value(q, e, converted=q.unit.lower() != e.unit.lower())
     if q.kind == "count" and e.kind == "count" and q.dimension != e.dimension and not (q.labelled or e.labelled):
         # (a kind taken from the figure before it is a guess: "four died and 45 were injured" may be 45 people)
+        if {q.dimension, e.dimension} & _PEOPLE:
+            return same_value(q, e)  # "around 613,000 people" for "612,880 inhabitants"
         return (q.inherited or e.inherited) and math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
     if q.dimension and e.dimension and (q.kind == "count") != (e.kind == "count"):
         # A measured quantity named by its label ("age: 64", "weight: 70") is the measurement itself
@@ -571,11 +597,23 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
         # are different slots.
         counted = q if q.kind == "count" else e
         if counted.labelled and counted.dimension.split(":", 1)[1] in _MEASURE_LABELS:
-            return math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
+            return math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9) or same_value(_bare(q), _bare(e))
         return False
+    if not q.dimension and e.dimension and e.kind not in ("count", "percent", "points") and not q.rate and not e.rate:
+        # A bare figure for a measured one: "a median age of roughly 42" for "41.7 years".
+        return same_value(_bare(q), _bare(e))
     if q.rate != e.rate and q.rate and e.rate:
         return False
     return math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9) or same_value(q, e)
+
+
+#: Counts of people under another noun: "613,000 people" counts the "612,880 inhabitants".
+_PEOPLE = frozenset(f"count:{w}" for w in ("person", "individual", "inhabitant", "resident", "citizen"))
+
+
+def _bare(q: Quantity) -> Quantity:
+    """``q`` as the figure written, its unit dropped (to compare a bare "42" with "41.7 years")."""
+    return replace(q, value=q.magnitude, dimension="", unit="")
 
 
 def _scaled(q: Quantity, k: float) -> Quantity:
@@ -621,8 +659,9 @@ def _within_bound(q: Quantity, e: Quantity) -> bool:
 def _rounded_down(q: Quantity, e: Quantity) -> bool:
     """A lower bound stated rounded down from the evidence's own: "a little more than nine years" for "over 9.4
     years" (not "at least 16" for "at least 18": the same precision, another limit)."""
+    # (a small whole number is a threshold of its own: "60+" is not "65+" rounded down)
     return (q.bound in ("gt", "min") and e.bound in ("gt", "min") and q.digits < e.digits
-            and 0.9 * e.value <= q.value <= e.value)
+            and 0.9 * e.value <= q.value <= e.value and (q.approx or e.magnitude != int(e.magnitude) or e.magnitude >= 1000))
 
 
 _LIMIT_WORDS = re.compile(r"\b(?:allow\w*|limit\w*|cap(?:ped|s)?|maximum|minimum|permit\w*|restricted\s+to|capacity)\b", re.I)
@@ -1232,12 +1271,13 @@ def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
 
 def _rate_pairs(texts: list[_Parsed]) -> list[tuple[Quantity, Quantity]]:
     """Two rates a text gives as a change from one to the other: "from 4.6% to 4.1%", "4.1%, down from 4.6%",
-    "40% in 2021 to 50% in 2023" (not a rate and the size of its change: "... 50%, an increase of 25 percent")."""
+    "40% in 2021 to 50% in 2023", "91.5% at the end of 2023 to 94.0%" (not a rate and the size of its change:
+    "... 50%, an increase of 25 percent")."""
     out = []
     for p in texts:
         qs = [q for q in p.quantities if q.kind == "percent" and 0 < q.magnitude <= 100]
         for a, b in zip(qs, qs[1:]):
-            if re.fullmatch(r"\s*(?:in\s+(?:\S+\s+){1,3}?)?(?:,\s*)?(?:(?:up|down)\s+from|to|from|and|-|\u2013)\s*",
+            if re.fullmatch(r"\s*(?:(?:in|at|by|on|as\s+of|for)\s+(?:[^\s%]+\s+){1,5}?)?(?:,\s*)?(?:(?:up|down)\s+from|to|from|and|-|\u2013)\s*",
                             p.text[a.end:b.start], re.I):
                 out.append((a, b))
     return out[:8]
@@ -1350,6 +1390,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             # stars: 3.5" for "rated 3.5 stars", among reviews' own "stars: 5.0"): stated, unless the
             # sentence about the claim's subject has another value in its slot (borrowed, below).
             hit = next(((k, e) for k, e, text in pool if _equivalent(q, e) and _near_terms(c, text, e.start, e.end, 20) > 0), None)
+        if hit is None and q.kind not in ("", "count"):
+            # A claim of two statements aligns to the sentence of one; the other's measure or rate is stated
+            # by the sentence its own piece talks about ("Occupancy improved ... to 94.0%, and income rose ...").
+            piece = c.piece_terms(q.start)
+            hit = next(((k, e) for k, e, _ in pool if _equivalent(q, e) and piece & sents[k][2].term_set), None)
         if hit is None:
             # (stated only in a sentence that shares none of the claim's words: "on the market at £385,000" where
             # £385,000 is the other listing's "offered at" price)
@@ -1370,6 +1415,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             shared = len(mine & (_local_terms(sents[hit_far[0]][2], hit_far[1]) | _window_terms(sents[hit_far[0]][2], hit_far[1])))
             if shared and all(len(mine & (_local_terms(sents[home][2], e) | _window_terms(sents[home][2], e))) < shared
                               for e in rival):
+                rival = []
+            # (or with the words of its own clause alone: "on revenue of around $14 billion" is "Revenue was $14.3
+            # billion", however many words the window beside it shares with the profit's sentence)
+            own_local = _local_terms(c, q)
+            shared_local = len(own_local & _local_terms(sents[hit_far[0]][2], hit_far[1]))
+            if shared_local and all(len(own_local & (_local_terms(sents[home][2], e) | _window_terms(sents[home][2], e)))
+                                    < shared_local for e in rival):
                 rival = []
             # (nor the terms of a sum the claim writes out, all stated in one sentence: "254 (65 + 38 + 151)"
             # against "Osei scored 65, 38 and 151")
@@ -1475,6 +1527,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             operands_used.update(id(x) for x in how.operands)
             continue
         apart = _points_apart(q, rates_here)
+        if apart is None and q.kind == "points":
+            piece = c.piece_terms(q.start)
+            apart = _points_apart(q, _rate_pairs([p for _, _, p in sents if piece & p.term_set]))
         if apart is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {apart}")
@@ -1639,6 +1694,11 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.dates_matched += 1
             if not any(d.text in sents[k][2].text for k in near):
                 out.reworded.append(d.text)
+                e = hit[1]
+                if all(getattr(e, part) is not None for part in ("year", "month", "day", "weekday") if getattr(d, part) is not None):
+                    # (written the evidence's way only when that states all the claim's date does: "16 September
+                    # 2024" as "2024-09-16", never "3 March 2024" as a bare "March 3")
+                    out.rewrites.append((d.start, d.end, e.text))
             continue
         relative = _relative_year(d, sents, near)
         if relative is not None:
@@ -1646,13 +1706,17 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.reworded.append(f"{d.text} = {relative}")
             continue
         conflict = None
+        off_piece = c.term_set - c.piece_terms(d.start)
         # (the support first, then the other sentences near the claim: "... and the final deadline for all applicants
         # is 30 June 2025" in the sentence after the one a claim about the intake aligns to best)
         for k in list(support) + [k for k in near if k not in support]:
             excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
                      and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
-                     and _near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3))
+                     and (_near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3))
+                          # (or two words of the date's own piece of a claim of two: "..., and written comments
+                          # need to be in by March 14" against "Written comments must be received by March 11")
+                          or (k not in support and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece) >= max(need, 2)))
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 conflict = (k, max(cands, key=lambda e: _slot_fit(c, sents[k][2].text, e.start, e.end)))
@@ -1687,6 +1751,11 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             # opens at 10 am" for "The museum opens at 10 am"), as dates are.
             hit = next(((k, e) for k in range(len(sents)) for e in sents[k][2].times
                         if t.same(e) and _near_terms(c, sents[k][2].text, e.start, e.end) > 0), None)
+        if hit is None:
+            # Both ends of a span stated together ("06:30–21:00" as "open 06:30–21:00 Monday to Friday").
+            mates = [x for x in c.times if x is not t and _SPAN_DASH.fullmatch(c.text, min(x.end, t.end), max(x.start, t.start))]
+            hit = next(((k, e) for k in range(len(sents)) for e in sents[k][2].times if t.same(e) and mates
+                        and all(any(x.same(o) for o in sents[k][2].times) for x in mates)), None)
 
         def newer_time(o: DateValue | TimeValue) -> bool:
             return isinstance(o, TimeValue) and not any(x.same(o) for x in c.times)
@@ -1711,6 +1780,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.dates_matched += 1
             if not any(t.text in sents[k][2].text for k in near):
                 out.reworded.append(t.text)
+                out.rewrites.append((t.start, t.end, e.text))
             continue
         shifted = _shifted_time(t, c, sents, near)
         if shifted is not None:
@@ -1719,13 +1789,17 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.reworded.append(f"{t.text} = {shifted}")
             continue
         out.dates_unmatched.append(t.text)
-        conflict = next(((k, e) for k in support for e in sents[k][2].times), None)
+        # (not a time the claim itself gives as well: "06:30–21:00 (lane swimming until 09:00)" against "until 09:00")
+        conflict = next(((k, e) for k in support for e in sents[k][2].times if not any(x.same(e) for x in c.times)), None)
         if conflict:
             k, e = conflict
             out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=e.text,
                                               evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
         elif not any(t.same(e) for _, _, p in sents for e in p.times):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=t.text, confidence=conf["value"]))
+
+
+_SPAN_DASH = re.compile(r"\s*(?:-|\u2013|\u2014|to|until|till)\s*", re.I)
 
 
 def _shifted_time(t: TimeValue, c: _Parsed, sents, near) -> str | None:
@@ -1998,6 +2072,9 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
             placed = [(sc, o) for sc, o in placed if _leads(text[a:b], o, words_before=3)]
         if placed:
             other = max(placed, key=lambda so: so[0])[1]
+            if not new and any(_initialisms_read(n.tokens, p.text) != n.tokens
+                               and _side_by_side(p.text, _initialisms_read(n.tokens, p.text), other.tokens) for _, _, p in sents):
+                continue  # one party under two names: "its CFO" for "the chief financial officer, Daniel Osei"
             slot = slot or ("entity" if new or not _attribution(claim) else "attribution")
             lo, hi = (a + other.start, a + other.end) if other.end > other.start else (a, b)
             out.differences.append(Difference(
@@ -2032,7 +2109,12 @@ def _added_clause(claim: str, parsed: Sequence[_Parsed], question: str, idf, out
         covs.append((_coverage(terms, used, idf) if terms else 1.0, len(terms), a, b))
     if max(cov for cov, *_ in covs) < 0.9:
         return  # nothing the context states nearly word for word: a paraphrase, the learned score's to read
+    unmatched = set(out.numbers_unmatched) | set(out.dates_unmatched)
     for cov, n, a, b in covs:
+        piece = _parse(claim[a:b])
+        figures = [x.text for x in piece.quantities] + [x.text for x in piece.dates]
+        if figures and not any(f in unmatched for f in figures):
+            continue  # its figures are the context's ("at its closest it passed roughly 3,500 km"): not made up
         if n >= 3 and cov <= 0.25:
             out.differences.append(Difference(slot="addition", kind="not_stated", claim_value=claim[a:b].strip(),
                                               confidence=conf["addition"]))
@@ -2451,9 +2533,18 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
     owner: frozenset[str] | None = None
     # One sentence (an evidence sentence or a claim): its clauses, each split again into segments.
     for a, b in clauses(text):
-        cuts = [a] + [a + m.end() for m in _OWNER_SPLIT.finditer(text[a:b])] + [b]
+        cuts = [a] + [a + m.end() for m in _OWNER_SPLIT.finditer(text[a:b]) if not _listed_object(text, a + m.end())] + [b]
+        # (a relative clause ends at its closing comma: "Dr. Okafor, who founded the unit, takes over ...")
+        cuts = sorted(set(cuts) | {a + m.end() for m in _RELATIVE_END.finditer(text[a:b])})
+        last_name: frozenset[str] | None = None  # the name that ends the piece before (a relative clause's antecedent)
+        main: frozenset[str] | None = None  # the owner before a relative clause, owner again after it
         for x, y in zip(cuts, cuts[1:]):
             piece = text[x:y]
+            relative = _RELATIVE_START.match(piece) is not None
+            if relative:
+                main, owner = owner, last_name or owner
+            elif main is not None:
+                owner, main = main, None
             labels = list(_LABEL.finditer(piece))
             # (a label holds the capitalised word it starts with: "Gallery 5", not "Gallery")
             runs = [n for n in names(piece, known) if len(n.text) >= 3 and n.tokens and not n.tokens <= _NOT_OWNER
@@ -2465,13 +2556,33 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
             mentioned = frozenset(t for _, t in found)
             lead = next(((pos, t) for pos, t in found
                          if len(re.findall(r"[\w'\u2019\-]+", piece[piece.rfind(",", 0, pos) + 1:pos])) <= 3), None)
+            if lead is not None and relative and owner is not None:
+                lead = None  # "who founded St. Anne's stroke unit": said of the name before it, not of St. Anne's
             if lead is not None:
                 if lead[0] > 0 and re.search(r",\s*$", piece[:lead[0]]):
                     out.append((None, frozenset(), x, x + lead[0]))
                     x += lead[0]
                 owner = lead[1]
+            ending = [n for n in runs if re.fullmatch(r"['\u2019]?s?\s*,\s*", piece[n.end:])]
+            last_name = ending[-1].tokens if ending else None
             out.append((owner, mentioned | ({owner} if owner else set()), x, y))
     return out
+
+
+_RELATIVE_START = re.compile(r"\s*(?:who|which|whose)\b", re.I)
+_RELATIVE_END = re.compile(r",\s+(?:who|which|whose)\b[^,;]*?,\s+", re.I)
+
+
+def _listed_object(text: str, pos: int) -> bool:
+    """The name at ``pos`` (after "and") ends a list the verb before it takes, not a subject of its own: "shared
+    the prize with Pierre Curie and Henri Becquerel and won ..." (the one who won is the sentence's subject)."""
+    run = _RUN_AT.match(text, pos)
+    return run is not None and re.match(r"\s*(?:$|[,.;)]|and\b|or\b)", text[run.end():]) is not None \
+        and re.search(r"\b(?:with|and|by|to|from|between|including)\s+(?:the\s+)?[A-Z][\w'\u2019\-]*(?:\s+[A-Z][\w'\u2019\-]*)*\s+and\s+$",
+                      text[max(0, pos - 60):pos]) is not None
+
+
+_RUN_AT = re.compile(r"(?:the\s+)?[A-Z][\w'\u2019\-]*(?:\s+[A-Z][\w'\u2019\-]*)*")
 
 
 _CAPITALISED_INSIDE = re.compile(r"\b[A-Z][\w\-]*\s+\d|(?<=\S\s)[A-Z]")
@@ -2490,6 +2601,8 @@ def _same_entity(a: frozenset[str], b: frozenset[str], text: str) -> bool:
     if a == b or {t.rstrip("s") for t in a} == {t.rstrip("s") for t in b}:  # ("Tibetan Terriers" / "Tibetan Terrier")
         return True
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    if len(short) == 1 and acronyms(text).get(next(iter(short))) == long_:
+        return True  # "ECB" for "European Central Bank"
     if not short < long_:
         return False
     order = _written_order(long_, text)
@@ -2520,6 +2633,15 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
     # ("Prepare a syrup", "Words can destroy") owns nothing (on RAGTruth dev half A such owners made 9 findings
     # of 10 false).
     owners = {o for _, (o, _, _, _) in segs if o and len(o) >= 2}
+    # (and a surname standing for one of them, read as that one: "Dr. Lund" for "Dr. Henrik Lund")
+    short = {}
+    for _, (o, _, _, _) in segs:
+        if o and len(o) == 1:
+            longer = [x for x in owners if _same_entity(o, x, all_text)]
+            if len(longer) == 1:
+                short[o] = longer[0]
+    if short:
+        segs = [(k, (short.get(o, o) if o else o, m, x, y)) for k, (o, m, x, y) in segs]
     if len(owners) < 2:
         return
     by_sentence: dict[int, set[frozenset[str]]] = {}
@@ -2563,19 +2685,24 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
                     confidence=conf["moved"]))
                 return
         # Words: two or more, each stated only in such segments.
+        # (a capitalised word that names no entity of the context is an attribute: "an IPS display", said of the
+        # other laptop, is one word but as telling as two)
+        owner_toks = frozenset().union(*owners) | mine
+        claim_names = [n for n in names(claim[a:b], known) if not (n.tokens & owner_toks)]
+        attribute_names = {_fold(t) for n in claim_names for t in n.tokens if len(n.tokens) == 1}
         name_toks = frozenset().union(*(n.tokens for n in names(claim, known))) | mine
-        words_ = {t for t in piece.term_set if not t[0].isdigit() and t not in name_toks}
+        words_ = {t for t in piece.term_set if not t[0].isdigit() and (t not in name_toks or t in attribute_names)}
         moved, other = [], None
         seg_terms = [seg[4] for _, seg in cached]
         for t in words_:
             hits = [(k, o, m, x, y) for (k, (o, m, x, y)), ts in zip(segs, seg_terms) if t in ts]
             if hits and all(o in owners and parallel(o, mine) and not about_mine(m) for _, o, m, _, _ in hits):
-                moved.append(t)
+                moved += [t, t] if t in attribute_names else [t]
                 other = other or hits[0]
         if len(moved) >= 2 and other is not None:
             k, o, _, x, y = other
             out.differences.append(Difference(
-                slot="moved", claim_value=f"{' '.join(sorted(moved))} for {' '.join(sorted(mine))}",
+                slot="moved", claim_value=f"{' '.join(sorted(set(moved)))} for {' '.join(sorted(mine))}",
                 evidence_value=f"said of {' '.join(sorted(o))}", evidence_span=_span(sents[k][1], x, y),
                 confidence=conf["moved"]))
             return
@@ -2776,7 +2903,9 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             appos = _APPOSITION_PARTY.search(who_text)
             who_text = appos.group(1) if appos else re.split(
                 r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
-            if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > 6 or re.search(r"[\"\u201c\u201d(]", who_text):
+            # (six words at most, eight for a named party: "Dr Hannah Price of Imperial College London")
+            limit = 8 if names(who_text) else 6
+            if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > limit or re.search(r"[\"\u201c\u201d(]", who_text):
                 continue  # (a quotation's own words before its verb are no party: '"(The devil) is attempting')
         who = frozenset(_fold(t) for t, _ in terms_with_offsets(who_text))
         what = frozenset(_fold(t) for t, _ in terms_with_offsets(what_text))
@@ -2850,17 +2979,28 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
             elif (best is None or cov > best[0]) and (raw >= 0.6 or (raw >= 0.4 and said_same(p.text[a:b]))) and (
                     single is None or single in {_fold(t) for t, _ in terms_with_offsets(p.text[a:b])}):
                 best = (cov, sent, a, b, e_who_text)
-    # The claim's party must speak in the context too, saying something else.
-    if best is None or not spoke or best[0] <= agree:
+    # The claim's party must speak in the context too, saying something else, or be a party the context names
+    # without giving it this statement ("The National Audit Office described the target as 'pure fantasy'" where
+    # the Office only "will publish its review" and the opposition spokesman called it that).
+    capitalised = name_tokens(" ".join(w for w in re.findall(r"\b[A-Z][\w'\u2019\-]+", who_text) if w.lower() not in STOPWORDS))
+    named_elsewhere = bool(capitalised) and any(capitalised <= words(p.text) for _, _, p in sents)
+    if best is None or not (spoke or named_elsewhere) or best[0] <= agree:
         return
     _, sent, a, b, e_who_text = best
     e_who = frozenset(_fold(t) for t, _ in terms_with_offsets(e_who_text))
     # Compared by their head words: "the driver's lawyer" is a lawyer, however near "the police, the driver" stand.
     head, e_head = _head(who_text), _head(e_who_text)
-    if any(_side_by_side(p.text, head - e_who, e_head - who) for _, _, p in sents):
+    if any(_side_by_side(p.text, _initialisms_read(head - e_who, p.text), e_head - who) for _, _, p in sents):
         return  # one party under two names ("Paris prosecutor Francois Molins": "the prosecutor" is Molins)
     out.differences.append(Difference(slot="attribution", claim_value=who_text, evidence_value=e_who_text,
                                       evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
+
+
+def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:
+    """``tokens`` with each initialism ``text`` spells out replaced by its last word ("cfo" -> "officer", of
+    "chief financial officer"), the word an apposition stands beside."""
+    spelled = acronyms(text)
+    return frozenset(_fold(sorted(spelled[t], key=lambda w: text.lower().find(w))[-1]) if t in spelled else t for t in tokens)
 
 
 def _head(party: str) -> frozenset[str]:
@@ -3628,6 +3768,77 @@ def _site_modality(claim: str, sents, out: FactCheck, conf) -> None:
             return
 
 
+#: A word or phrase that makes a duty, a permission or an option of what it bears on: a verb's modal ("must
+#: show", "may be requested", "you're required to bring") or an adjective after its subject ("Firmware updates
+#: are optional but recommended").
+_MODAL_CUE = re.compile(
+    r"\b(?:must\s+not|may\s+not|cannot|can['\u2019]t|should\s+not|shouldn['\u2019]t|must|may|can|should|shall|"
+    r"(?:is|are|['\u2019]re|be)\s+(?:required|obliged|allowed|permitted|not\s+required)\s+to|ha(?:s|ve)\s+to|needs?\s+to|"
+    r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
+    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
+    r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b)", re.I)
+
+
+@functools.lru_cache(maxsize=8192)
+def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
+    """(what it bears on, deontic class, the words) for each modal cue of ``text`` outside a condition: the
+    content words of its piece from the piece's start (the subject) to the next cue, or, for an adjective
+    ("are optional"), up to it. Cached: every claim of an answer reads the same evidence sentences."""
+    p = _parse(text)
+    cues = [m for m in _MODAL_CUE.finditer(text)
+            if not re.search(r"\b(?:may|might|could|would|will|can)\s+$", text[: m.start()], re.I)]
+    out = []
+    for i, m in enumerate(cues):
+        a, b = _piece_bounds(text, m.start())
+        if _SITE_CONDITION.search(text, a, m.start()) or _UNLESS.search(text, m.end(), b) or _EXCEPT_ANY.search(text, a, b):
+            continue  # a duty in a case ("if you travel, you must ...", "all staff except ...") is the condition checks'
+
+        cls = lexicon.modality(text[m.start(): m.end() + 1])
+        if cls is None:
+            continue
+        if m.group("adj"):
+            spans = [(a, m.start())]  # "Firmware updates for the T-series are optional"
+        else:
+            # the piece's subject (up to its first cue) and what this cue governs (up to the next one): "Visitors
+            # must complete the declaration ... and must show proof of onward travel" -> visitors, show, proof, ...
+            first = min([m.start()] + [x.start() for x in cues if a <= x.start() < m.start()])
+            nxt = min([b] + [x.start() for x in cues[i + 1:] if x.start() < b])
+            spans = [(a, first), (m.end(), nxt)]
+        words_ = {_fold(t) for t, q in p.terms if any(lo <= q < hi for lo, hi in spans)}
+        words_ = {t for t in words_ if not t[0].isdigit()} - _MODAL_TOPIC_GLUE
+        if len(words_) >= 2:
+            out.append((frozenset(words_), cls, m.group(0)))
+    return tuple(out)
+
+
+_EXCEPT_ANY = re.compile(r"\b(?:except|excluding|other\s+than|apart\s+from|but\s+not)\b", re.I)
+_MODAL_TOPIC_GLUE = frozenset(_fold(stem(w)) for w in "be been able also still you your they them we us".split())
+
+
+def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
+    """A duty, an option or a permission said of what the evidence gives another one, whatever the verb: "must
+    show proof of onward travel" against "Proof of onward or return travel may be requested"; "firmware updates
+    must be installed" against "Firmware updates ... are optional". What the cue bears on must share at least two
+    words and half of the claim's own with the evidence's; silent when some evidence cue on it gives the claim's
+    class, and unless the best match is a conflict."""
+    mine = _modal_topics(claim)
+    if not mine:
+        return
+    theirs = [(s, t, cls, w) for _, s, p in sents for t, cls, w in _modal_topics(p.text)]
+    for topic, cls, w in mine:
+        def fit(t: frozenset[str], topic: frozenset[str] = topic) -> int:
+            shared = len(topic & t)
+            return shared if shared >= 2 and shared >= 0.5 * len(topic) else 0
+        matched = sorted(((fit(t), s, ecls, ew) for s, t, ecls, ew in theirs if fit(t)), key=lambda x: -x[0])
+        if not matched or any(ecls == cls for _, _, ecls, _ in matched):
+            continue
+        _, s, ecls, ew = matched[0]
+        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and ecls in ("recommended", "allowed")):
+            out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
+                                              evidence_span=_span(s), confidence=conf["modality"]))
+            return
+
+
 def _quantifier_sites(p: _Parsed) -> list[tuple[str, int, str]]:
     """(the word a quantifier bears on, its rank, the quantifier) for each quantifier of ``p``: "some customers"
     -> (customer, 1), "is always busy" -> (busy, 3). Ranks as ``lexicon.quantifiers`` (0 none ... 3 all)."""
@@ -3781,6 +3992,9 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         key = lexicon.relation_key(w)
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
         anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]
+        if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
+            # "took third after tying with Park": when, not where in a ranking ("ahead of Eberle")
+            anti = [(x, p) for x, p in anti if x.lower() not in ("ahead", "behind")]
         if not same and not anti:
             continue
         if same and not anti and w not in _ORDER_WORDS and not re.match(r"\s+than\b", claim[pc + len(w):]):
@@ -3801,6 +4015,10 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                                               evidence_value=f"{a_text[pe:pe + len(x)]} ({_around(a_text, pe)})",
                                               evidence_span=_span(sent), confidence=conf["comparison"]))
             return
+
+
+#: After "after" / "before", an event (a gerund or a clause), not a place in a ranking.
+_EVENT_ORDER = re.compile(r"\s+(?:[a-z]+ing\b|(?:he|she|it|they|we|the|a|an|his|her|its|their)\s+[a-z]+)", re.I)
 
 
 #: A copula right before a superlative: "is the newest", "was its largest", "remains the only".
@@ -3961,6 +4179,7 @@ _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "fo
 #: Two steps in a stated order: "X before Y", "X, (and) then Y", "first X, then Y", "X, followed by Y"
 #: (X first), and "after X, Y", "Y after X", "Y once X" (X first).
 _THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*(?:and\s+)?(?:only\s+)?(?:then|afterwards)|\s+and\s+(?:only\s+)?then|,?\s+followed\s+by|"
+                   r",?\s+and\s+(?:only\s+)?(?:after\s+(?:that|this)|afterwards|subsequently|later)\s*,?|"
                    # ("faced trial before U.S. District Court Judge ...": before a court, not before a step)
                    r"\s+before(?!\s+(?:an?\s+|the\s+)?(?:[A-Z][\w.]*\s+)*(?:court|judge|jury|committee|panel|congress|"
                    r"parliament|senate|audience|crowd|board|magistrate|tribunal|Court|Judge|Committee|Congress|Parliament|"
@@ -4002,25 +4221,80 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     # "at least 45 minutes before your appointment" bounds a time; it orders no two steps.
     text = _SPAN_BEFORE.sub(lambda m: m.group(1) + "ahead  ", text)
     for m in re.finditer(r"[^.;!?\n]+", text):
-        piece = m.group(0).strip()
-        pats = ((_AFTER_LEAD, False), (_AFTER_INVERTED, False), (_BEFORE_LEAD, True), (_THEN, False),
-                (_AND_AFTERWARDS, False), (_AFTER_TAIL, True), (_FOLLOWED, True), (_PRECEDED, False))
-        for pat, swap in pats:
-            hit = pat.match(piece)
-            if hit and pat is _AFTER_LEAD and _THEN.match(hit.group(2)):
-                # "After centrifuging, resuspend the pellet and then remove the supernatant": the two steps
-                # the claim orders are in the main clause.
-                hit = _THEN.match(hit.group(2))
-            if hit:
-                x, y = hit.group(1), hit.group(2)
-                first, second = (y, x) if swap else (x, y)
-                # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
-                fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
-                fy = frozenset(_step_word(t) for t, _ in terms_with_offsets(second))
-                if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
-                    out.append((fx, fy, m.start(), m.end()))
-                break
+        for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
+            # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
+            fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
+            fy = frozenset(_step_word(t) for t, _ in terms_with_offsets(second))
+            if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
+                out.append((fx, fy, m.start(), m.end()))
     return out
+
+
+def _spell_steps(step: frozenset[str], spelled: dict[str, frozenset[str]]) -> frozenset[str]:
+    out = set(step)
+    for t in step:
+        if t in spelled and len(t) >= 3:
+            out.discard(t)
+            out |= {_step_word(w) for w in spelled[t]}
+    return frozenset(out)
+
+
+_STEP_PATTERNS = ((_AFTER_LEAD, False), (_AFTER_INVERTED, False), (_BEFORE_LEAD, True), (_THEN, False),
+                  (_AND_AFTERWARDS, False), (_AFTER_TAIL, True), (_FOLLOWED, True), (_PRECEDED, False))
+#: Where a step ends when a new clause with its own subject follows: ", and Tom Keller ... became chair".
+_NEW_CLAUSE = re.compile(r",\s+(?:and|but|while)\s+(?=[A-Z])")
+
+
+def _ordered_in(piece: str, depth: int = 0) -> list[tuple[str, str]]:
+    """(earlier, later) for the steps a piece orders, each step read again for an order of its own: "Whisk the
+    eggs, then stir in the butter before folding in the flour" orders the whisking before the rest, and the
+    butter before the flour."""
+    for pat, swap in _STEP_PATTERNS:
+        hit = pat.match(piece)
+        if hit and pat is _AFTER_LEAD and _THEN.match(hit.group(2)):
+            # "After centrifuging, resuspend the pellet and then remove the supernatant": the two steps
+            # the claim orders are in the main clause.
+            hit = _THEN.match(hit.group(2))
+        if hit:
+            x, y = hit.group(1), hit.group(2)
+            end = _NEW_CLAUSE.search(y)
+            y = y[: end.start()] if end else y
+            first, second = (y, x) if swap else (x, y)
+            pairs = [(first, second)]
+            if depth < 2:
+                pairs += _ordered_in(x.strip(), depth + 1) + _ordered_in(y.strip(), depth + 1)
+            return pairs
+    return []
+
+
+def _dated_events(piece: str) -> list[tuple[str, str]]:
+    """(earlier, later) for the events of one sentence each given its own date: "It acquired Nordlys Line in 1958
+    and moved its headquarters to Oslo in 1973"; "appointed Raman as CFO in March 2021, two years before she
+    succeeded Keller as chief executive in April 2023"."""
+    parts = [(a, b) for a, b in _pieces_at(piece, _EVENT_JOIN)]
+    dated = []
+    for a, b in parts:
+        ds = [d for d in _parse(piece[a:b]).dates if d.year is not None]
+        if len(ds) == 1:
+            d = ds[0]
+            dated.append(((d.year, d.month or 0, d.day or 0), piece[a:b]))
+    out = []
+    for (ka, ta), (kb, tb) in zip(dated, dated[1:]):
+        if ka != kb:
+            out.append((ta, tb) if ka < kb else (tb, ta))
+    return out
+
+
+_EVENT_JOIN = re.compile(r",?\s+and\s+(?=[a-z])|,\s+(?:\w+\s+){0,3}?(?:before|after|ahead)\s+|;\s*")
+
+
+def _pieces_at(text: str, sep: re.Pattern[str]) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    for m in sep.finditer(text):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(text)))
+    return [(a, b) for a, b in out if text[a:b].strip()]
 
 
 _WHEN_LED = re.compile(r"\s*(?:when|while|as)\b", re.I)
@@ -4039,6 +4313,11 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     mine = _steps(claim)
     if not mine:
         return
+    # (an initialism the context spells out is read as its words: "becoming its CFO" / "chief financial officer")
+    spelled: dict[str, frozenset[str]] = {}
+    for _, _, p in sents:
+        spelled.update(acronyms(p.text))
+    mine = [(_spell_steps(cx, spelled), _spell_steps(cy, spelled), a, b) for cx, cy, a, b in mine]
     # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ...")
     for ex, ey, s, a, b in _ordered_pairs(sents):
         for cx, cy, _, _ in mine:

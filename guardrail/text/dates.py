@@ -32,7 +32,9 @@ _PATTERNS = [
     re.compile(r"\b(?P<y>1[5-9]\d\d|20\d\d)-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),  # ISO
     re.compile(r"\b(?P<a>[0-3]?\d)[/.](?P<b>[0-3]?\d)[/.](?P<y>1[5-9]\d\d|20\d\d)\b"),  # 03/04/2021
     re.compile(rf"\b(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I),  # 3 March 2021
-    re.compile(rf"\b{_MON}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!\s*(?:%|percent|[a-z]))", re.I),  # March 3, 2021
+    # (not "May 5 percent", "March 3 runners"; but "March 18, 2025 at 7 pm", "March 3 and 4")
+    re.compile(rf"\b{_MON}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!\s*(?:%|percent|(?!(?:at|in|on|and|or|to|from|until|till|through|"
+               rf"for|by|with|the|is|was|will|when|before|after)\b)[a-z]))", re.I),  # March 3, 2021
     re.compile(rf"\b{_MON}(?:\s+of)?,?\s+{_YEAR}\b", re.I),  # March 2021
     re.compile(r"\bFY\s?(?P<yy>20\d\d)\b"),  # FY2023: a fiscal year
     re.compile(r"(?<![\d.,$€£])\b(?P<yy>1[5-9]\d\d|20\d\d)s?\b(?![.,]\d|\s*(?:%|percent|per\b|mg\b|kg\b|km\b|g\b|m\b|ml\b|"

@@ -350,6 +350,8 @@ _ABSTAIN = re.compile(
     r"|(?:is|are|was|were)\s+not\s+(?:specified|mentioned|stated|provided|given|indicated|listed|included|available)"
     r"\s+(?:in|by)\s+the\s+(?:provided\s+|given\s+|available\s+)?(?:documents?|context|texts?|passages?|sources?|"
     r"information|articles?|reports?|policy|page|materials?)"
+    # "The transfer fee isn't stated; ...": an agentless "not stated / mentioned / specified" at a clause's end
+    r"|\b(?:is|are|was|were)\s*(?:not|n['\u2019]t)\s+(?:stated|mentioned|specified)(?:\s+(?:anywhere|here|there))?\s*(?:$|[.;,:!)\u2014\u2013])"
     r"|(?:unable|impossible)\s+to\s+(?:determine|tell|say|find|confirm)"
     r"|no\s+(?:information|details?|data)\s+(?:is|are|was|were)?\s*(?:given|provided|available)?\s*(?:about|on|regarding|as\s+to)"
     # "The label does not warn against using it if ...": no warning given, a claim about the source.
@@ -411,6 +413,8 @@ def abstention_topic(text: str) -> str:
     # "..., but the documents don't say whether ...": what comes before the "but" is stated, the topic after it
     joined = re.search(r"(?:,|;)?\s*\b(?:but|however|although|though|yet|while)(?:\s+(?:the|these|this))?\s*$", before, re.I)
     topic = after if (joined and after) or weight(after) >= weight(before) else before
+    if re.match(r"(?:is|are|was|were)\b", m.group(0), re.I) and before:
+        topic = before  # "The transfer fee isn't stated, but ...": what is not stated comes first
     if topic is after:
         # "... how long the course stays open, so I can't tell you the time limit": the topic ends with its clause.
         topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore)\b|;|\s+so\s+(?:i|we)\b", topic, maxsplit=1,

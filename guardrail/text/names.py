@@ -17,7 +17,7 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "clauses", "codes", "code_shape", "TITLES"]
+__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "clauses", "codes", "code_shape", "TITLES"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
                    "minister senator judge justice professor doctor mayor governor king queen prince princess lord "
@@ -69,7 +69,39 @@ def words(text: str) -> frozenset[str]:
     Cached: the evidence sentences are read for every claim."""
     toks = [_DAY_PLURAL.get(x, x) for x in
             (re.sub(r"['’]s$", "", t).strip("'’-").replace("-", "") for t in re.findall(r"[\w'’\-]+", text.lower()))]
-    return frozenset(toks) | {a + b for a, b in zip(toks, toks[1:])}  # "Wi Fi" also as "wifi"
+    return frozenset(toks) | {a + b for a, b in zip(toks, toks[1:])} | frozenset(acronyms(text))  # "Wi Fi" also as "wifi"
+
+
+@functools.lru_cache(maxsize=16384)
+def acronyms(text: str) -> dict[str, frozenset[str]]:
+    """The initialisms a run of words of ``text`` spells, each with the words it stands for: "European Central
+    Bank" -> ecb, "annual general meeting" -> agm, "Department of Health and Social Care" -> dhsc. A claim
+    that writes "the ECB" or "the AGM" names what the context spells out. Runs of two to six capitalised
+    words, or three or four lower-case ones, that start and end on a content word; "of", "and", "for",
+    "the", "&" inside are skipped, as initialisms do."""
+    toks = re.findall(r"[A-Za-z][\w'’]*|&", text)
+    out: dict[str, frozenset[str]] = {}
+    for i, first in enumerate(toks):
+        if first.lower() in STOPWORDS or first == "&":
+            continue
+        upper = first[0].isupper()
+        letters, used = [], []
+        for t in toks[i:i + 9]:
+            low = t.lower()
+            if low in _ACRONYM_SKIP or t == "&":
+                continue
+            if low in STOPWORDS or t[0].isupper() != upper:
+                break
+            letters.append(low[0])
+            used.append(re.sub(r"['’]s$", "", low))
+            if len(letters) >= (2 if upper else 3):
+                out.setdefault("".join(letters), frozenset(used))
+            if len(letters) == (6 if upper else 4):
+                break
+    return out
+
+
+_ACRONYM_SKIP = frozenset({"of", "and", "for", "the", "de", "on"})
 
 
 _JOINERS = frozenset("of de da del der van von la le du the and".split())
@@ -121,7 +153,7 @@ def _runs(text: str) -> tuple[tuple[int, str, bool], ...]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r";\s*|,\s+(?=(?:while|whereas|but|although|though|even\s+though|even\s+if|and|yet)\b)|\s+(?=(?:while|whereas)\b)",
+    r";\s*|,['\u2019\u201d\"]?\s+(?=(?:while|whereas|but|although|though|even\s+though|even\s+if|and|yet)\b)|\s+(?=(?:while|whereas)\b)",
     re.IGNORECASE,
 )
 

@@ -56,6 +56,9 @@ _add("volume", 4.54609, "imperial gallon", "imperial gallons")
 _add("volume", 0.0295735295625, "fl oz", "fluid ounce", "fluid ounces")
 _add("volume", 0.473176473, "pint", "pints")
 _add("volume", 1e3, "m3", "m³", "cubic metre", "cubic metres", "cubic meter", "cubic meters")
+_add("volume", 28.316846592, "cu ft", "cubic foot", "cubic feet", "ft3", "ft³", "cu. ft.", "cu. ft")
+_add("volume", 0.016387064, "cu in", "cubic inch", "cubic inches", "in3", "in³")
+_add("volume", 764.554857984, "cu yd", "cubic yard", "cubic yards", "yd3", "yd³")
 _add("time", 1e-3, "ms", "millisecond", "milliseconds")
 _add("time", 1.0, "s", "sec", "secs", "second", "seconds")
 _add("time", 60.0, "min", "mins", "minute", "minutes")
@@ -189,10 +192,12 @@ _BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\
           r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
           r"just\s+under|an\s+estimated|estimated|exactly|precisely|"
           r"(?:longer|larger|bigger|higher|heavier|older|shorter|smaller|lower|lighter|younger)\s+than)\s+)?")
+#: Units a number word is joined to by a hyphen: "a three-day festival", "a ten-minute walk".
+_HYPHEN_UNITS = "|".join(sorted((u for u in _UNIT_TABLE if u.isalpha() and len(u) > 2), key=len, reverse=True))
 _NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?![\w])|(?=(?:bn|mn|m|b)\b))|(?<![\w.])\.\d+(?![\w])|"
         r"(?<![\w-])(?:(?:" + _WORDNUM_FULL + r")\s+and\s+a\s+half|"
         + "|".join(re.escape(s) for s in sorted(_SPECIAL, key=len, reverse=True)) + r"|"
-        + _WORDNUM_FULL + r")(?![\w-]))")
+        + _WORDNUM_FULL + r")(?:(?![\w-])|(?=-(?:" + _HYPHEN_UNITS + r")\b)))")
 _SCALE = r"(?:\s*(?P<scale>hundred|thousand|million|billion|trillion|crore|lakh|mn|bn|mln|tn|k|m|b)\b)?"
 _UNIT_NAMES = sorted(set(_UNIT_TABLE) | set(CURRENCIES) | {"pounds", "pound"}, key=len, reverse=True)
 _UNIT = (r"(?:(?P<plus>\+)?(?:\s*|-)(?P<unit>" + "|".join(re.escape(u) for u in _UNIT_NAMES if not u.isalpha() or len(u) > 0)
@@ -238,7 +243,7 @@ leads wrote write writes became become becomes began begin begins came come come
 hits totals numbers counts""".split())
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
-percent times time per cent out other others more between""".split())
+percent times time per cent out other others more between them us you""".split())
 
 
 @dataclass(frozen=True)
@@ -349,9 +354,37 @@ _RATIO = re.compile(rf"\b(?P<n>\d{{1,3}}|{_WORDNUM})\s+(?:in|out\s+of)\s+(?:ever
                     r"(?!\s*(?:%|percent|per\s*cent))", re.I)
 
 
+#: "his 7th goal", "finished 3rd", "the 21st century": a place in an order (not a date's day: "March 3rd").
+_ORDINAL = re.compile(r"(?<![\w.,])(\d{1,4})(?:st|nd|rd|th)\b", re.I)
+
+
+#: An ordinal word after a determiner: "her fourth season", "the third quarter" (not "a third": a fraction).
+#: ("first" and "second" are left out: "she first won", "the first time", "a second opinion" are no places in a count)
+_ORDINAL_WORD = re.compile(r"\b(?:the|his|her|its|their|our|my|your|[A-Za-z]+['\u2019]s)\s+("
+                           + "|".join(w for w in _ORDINAL_WORDS if _ORDINAL_WORDS[w] > 2) + r")\b(?!-)", re.I)
+
+
+def _ordinals(text: str) -> list[Quantity]:
+    out = []
+    for m in _ORDINAL_WORD.finditer(text):
+        n = float(_ORDINAL_WORDS[m.group(1).lower()])
+        out.append(Quantity(start=m.start(1), end=m.end(1), text=m.group(1), magnitude=n, value=n, dimension="ordinal",
+                            unit="", bound=None, approx=False, digits=len(str(int(n))), is_word=True))
+    for m in _ORDINAL.finditer(text):
+        around = text[max(0, m.start() - 14):m.start()] + " " + text[m.end():m.end() + 14]
+        if any(_MONTH_NEAR.fullmatch(w) for w in re.findall(r"[A-Za-z]+", around)):
+            continue  # a day of a date: dates.py
+        n = float(m.group(1))
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=n, value=n, dimension="ordinal",
+                            unit="", bound=None, approx=False, digits=len(m.group(1)), is_word=False))
+    return out
+
+
 def _ratios(text: str) -> list[Quantity]:
     out = []
     for m in _RATIO.finditer(text):
+        if re.search(r"\d[.,]$", text[max(0, m.start() - 2):m.start()]):
+            continue  # "6.5 out of 7": a score (points of games), not a share of whole things
         n, d = (float(g) if g.isdigit() else number_word_value(g) for g in (m.group("n"), m.group("m")))
         if n is None or d is None or not 0 < n < d <= 100:
             continue
@@ -432,6 +465,8 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _shares_of_scale(text)
     if "p" in text:
         extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end for q in out)]
+    if _ORDINAL.search(text) or ("th" in text and _ORDINAL_WORD.search(text)):
+        extra += sorted(_ordinals(text), key=lambda q: q.start)
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
         # ("about three in five").
@@ -462,12 +497,14 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
         if prev.approx and not q.approx and not q.bound and q.kind == prev.kind and q.kind \
                 and _ALIKE_GAP.fullmatch(text, prev.end, q.start) and not re.search(r"\b(?:exactly|precisely)\b", text[prev.end:q.start], re.I):
             qs[i] = q = replace(q, approx=True)
-        if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate:
+        if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate or prev.kind == "ordinal":
             continue
         if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
             continue  # "rated for 90 kg and suitable for children aged 3": an age, not 3 kg
         if re.match(r"\s+(?:at|for|@|costing|priced\s+at)\s+\S*\d", text[q.end:q.end + 24], re.I):
             continue  # "three tickets at £12 and two at £8": a count of its own, priced after it
+        if re.match(r"\+?\)?\s*(?:[$€£¥₹]|[A-Z]{3}\s?\d)", text[q.end:q.end + 8]):
+            continue  # "seniors 65+ $1.20", "child (5–15) $1.50": who the price is for, not a price
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
             qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True)
@@ -489,6 +526,11 @@ def _nothing_counted_after(text: str, end: int) -> bool:
     return w1.endswith("ed") and (not w2 or w2 in _NOT_NOUNS)
 
 
+#: A determiner (and an adjective) before "one" make it a pronoun: "a new one", "this one", "the cheaper one".
+_ONE_AS_PRONOUN = re.compile(r"\b(?:a|an|the|this|that|which|another|each|every|any|no|its|their|our|your|my|his|her)"
+                             r"\s+(?:[a-z]+\s+)?$", re.I)
+
+
 def _parse_quantities(text: str) -> list[Quantity]:
     out: list[Quantity] = []
     for m in _QTY.finditer(text):
@@ -502,6 +544,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 continue
             if raw.lower() in ("half", "a half", "double", "triple", "twice") and not m.group("unit"):
                 continue
+            if raw.lower() == "one" and _ONE_AS_PRONOUN.search(text, max(0, m.start("num") - 30), m.start("num")) \
+                    and text[m.end("num"):m.end("num") + 1] != "-":
+                continue  # "swap it for a new one", "the blue one": a pronoun, not a count
         else:
             mag = float(raw.replace(",", ""))
         start, end = m.start("num"), m.end()
@@ -594,12 +639,15 @@ def _parse_quantities(text: str) -> list[Quantity]:
             if nxt and nxt.group(1).lower() not in _NOT_NOUNS and (hyphen or not re.match(r"\s*-\s*", text[end:end + 2])):
                 dim = "count:" + _stem_noun(nxt.group(1))
             else:
-                prev = _PREV_WORD.search(text, max(0, start - 40), start)
+                approx_only = (m.group("bound") or "").strip().lower() in _APPROX
+                before = m.start() if approx_only else start  # "a median age of roughly 42": the label is "age"
+                prev = _PREV_WORD.search(text, max(0, before - 40), before)
                 word = prev.group(1).lower() if prev else ""
                 keyed = prev is not None and ":" in prev.group(0)  # "business_stars: 4.5": the key names it
                 verbish = not keyed and (word.endswith(("ed", "ing")) or word in _IRREGULAR_VERBS
                                          or (prev is not None and word.endswith("s") and " of" not in prev.group(0)))
-                if prev and word not in _NOT_NOUNS and not verbish and not (m.group("bound") or "").strip():
+                if prev and word not in _NOT_NOUNS and not verbish and (approx_only or not (m.group("bound") or "").strip()) \
+                        and (not approx_only or " of" in prev.group(0)):
                     dim = "count:" + _stem_noun(prev.group(1))
         labelled = dim == "version"
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):

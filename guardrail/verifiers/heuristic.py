@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import InputError
 from ..evidence import content_terms, kv_share, sentences_of, strip_citation_markers, tfidf_cosine
 from ..text.terms import STOPWORDS, stem
+from ..text.names import acronyms
 from ..facts import SLOT_ERROR, check_facts, floor_score
 from ..types import ClaimVerdict, ErrorType, EvidenceSpan, Label, VerificationItem
 from .base import unevaluatable
@@ -361,7 +362,8 @@ class HeuristicVerifier:
         miss_dates = sorted(c_dates - e_dates)
         c_ents = _entities(claim)
         e_lower = evidence.lower()
-        miss_ents = sorted(e for e in c_ents if e not in e_lower)
+        spelled = acronyms(evidence)  # "ECB" where the evidence says "European Central Bank"
+        miss_ents = sorted(e for e in c_ents if e not in e_lower and e not in spelled)
 
         b_terms = set(content_terms(best_text))
         shared = len(c_terms & b_terms)
