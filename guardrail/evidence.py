@@ -346,7 +346,9 @@ def sentences_of(window: Window) -> list[tuple[int, int]]:
     data). The selector's dense relevance and the heuristic's evidence sentences are both these
     sentences, so a sentence embedded to rank windows is a cache hit when the claim is checked."""
     text = window.text
-    spans = line_spans(text) if kv_share(text) >= 0.6 else _sentence_spans(text)
+    # (one line of prose that opens "Passenger notice: ..." is no flattened record: records have lines)
+    flattened = "\n" in text.strip() and kv_share(text) >= 0.6
+    spans = line_spans(text) if flattened else _sentence_spans(text)
     return [(window.start + s, window.start + e) for s, e in spans if e > s] or [(window.start, window.end)]
 
 

@@ -352,7 +352,11 @@ def check_facts(
             slashed.setdefault(s[0], []).append(s[3])
     orders = {doc: numeric_date_order(" ".join(texts)) for doc, texts in slashed.items()}
     sents = [(i, s, _parse(s[3], orders.get(s[0]))) for i, s in enumerate(sentences) if s[3].strip()]
-    sents = [(i, s, p) for i, s, p in sents if not p.injection]
+    # Text that addresses the checker is never evidence; the rest of its sentence still is.
+    blanked = [(i, (s[0], s[1], s[2], lexicon.without_injection(s[3]))) for i, s, p in sents if p.injection]
+    sents = [(i, s, p) for i, s, p in sents if not p.injection] + [
+        (i, s, _parse(s[3], orders.get(s[0]))) for i, s in blanked if s[3].strip()]
+    sents = sorted(((i, s, p) for i, s, p in sents if not p.injection), key=lambda x: x[0])
     if not sents:
         return out
     parsed = [p for _, _, p in sents]
@@ -578,10 +582,13 @@ def _other_rate(q: Quantity, e: Quantity) -> bool:
 def _equivalent(q: Quantity, e: Quantity) -> bool:
     if _other_rate(q, e):
         return False  # "15 mg per pound" is not "15 mg per kg"
+    if q.kind == "change" or e.kind == "change":
+        return q.kind == e.kind and math.isclose(q.value, e.value)  # "(+4)" is neither "(−4)" nor a count of 4
     if q.is_word and 0 < q.magnitude < 1 and e.kind == "percent":
         return same_value(_scaled(q, 100), e)
     if q.dimension.startswith("currency") or e.dimension.startswith("currency"):
-        return q.dimension == e.dimension and same_value(q, e)
+        cents = "currency:CENT" in (q.dimension, e.dimension) and q.kind == e.kind  # "58 cents" is "$0.58"
+        return (q.dimension == e.dimension or cents) and same_value(q, e)
     if q.kind in ("percent", "points") or e.kind in ("percent", "points"):
         return q.kind == e.kind and same_value(q, e)
     if q.dimension and e.dimension and q.kind != "count" and e.kind != "count":
@@ -714,6 +721,8 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
     Sums and differences need values of one kind (counts of any noun count as one kind); products and
     quotients compare the numbers as written ("5 mg per kg" x "20 kg" = "100 mg")."""
     countish = ("", "count")
+    if q.kind in ("change", "ordinal"):
+        return None  # a signed change or a place in an order is stated, never computed ("(+4)" is no 3 - (-1))
     # The first 12 operands of a fitting kind, taken lazily: a claim with thousands of figures ("330: 330: ...")
     # hands every other figure in, and filtering the whole pool for each one was quadratic (a 35 kB answer: 20 s).
     if q.kind == "percent":
@@ -749,6 +758,9 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
     for i, a in enumerate(vals):
         for b in vals[i + 1:]:
             if q.kind == "percent":
+                if (a.kind == "percent") != (b.kind == "percent") or not (
+                        a.dimension == b.dimension or (a.kind in countish and b.kind in countish)):
+                    continue  # a percentage of two figures of one kind: "1.5% of 60 days" is no 2.5%
                 for x, y in ((a, b), (b, a)):
                     if x.magnitude and close(abs(y.magnitude - x.magnitude) / x.magnitude * 100):
                         return _Derivation(f"change from {x.text} to {y.text}", "change", (x, y))
@@ -888,7 +900,10 @@ def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     j = i + (i < len(others) and others[i].start == e.start)  # the figure itself, when it is one of them
     hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
     before, after = text[lo:e.start], text[e.end:hi]
-    before = before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
+    label = re.search(r"(?:^|[,;(])\s*([^,;:()\d]{1,40}?):\s*$", before)
+    # (a key before its value is what the value is of: "Fibre: 13.5 g", "- Energy: 377 kcal")
+    before = label.group(1) if label and len(label.group(1).split()) <= 4 else \
+        before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
     after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
     return before, after
 
@@ -1148,7 +1163,10 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b"
         r"|^\s*before\b", sent_text[: e.start] + " \n " + _clause_of(sent_text, e.start), re.I) \
         or re.match(r"\s*before\b", sent_text, re.I)
-    if not old:
+    # "was 58 cents per mile in 2023": a past value of a year, old once another sentence says it changed
+    dated = old is None and re.search(r"\b(?:was|were)\s+(?:\S+\s+){0,3}$", lead, re.I) is not None \
+        and _YEAR.search(_clause_of(sent_text, e.start)) is not None
+    if not old and not dated:
         return None
     # "increased to 52p, replacing the previous rate of 45p": the new value comes first
     first_new = re.search(r"\b(?:replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I)
@@ -1159,6 +1177,11 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         if other is e or not _may_replace(e, other) or math.isclose(other.value, e.value):
             continue
         around = text[max(0, other.start - 80):other.start]
+        if dated:
+            if text != sent_text and _CHANGED_TO.search(around) and re.search(
+                    r"\b(?:now|currently|since|as\s+of|effective|starting|from|new|updated|has\s+been|have\s+been)\b", around, re.I):
+                return other  # "As of January 1, 2024, the rate has been updated to 67 cents per mile"
+            continue
         if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text \
                 and not re.match(r"\s*(?:a\.?m\b\.?|p\.?m\b\.?|o['\u2019]clock)", text[other.end:other.end + 8], re.I):
             return other  # (not "from 1 to 4 p.m.": the hours of a session, not an old and a new value)
@@ -2233,7 +2256,9 @@ def _share_quantifier(claim: str, c_terms: set[str], sents, idf, out: FactCheck,
     if not said or _shares(claim):
         return
     m, allows = said[0]
-    rest = c_terms - {_fold(t) for t, _ in terms_with_offsets(m.group(0))}
+    # (the words of the quantifier's own clause: "..., and all offer free Wi-Fi" is another statement)
+    ca, cb = next(((a, b) for a, b in clauses(claim) if a <= m.start() < b), (0, len(claim)))
+    rest = (set(_parse(claim[ca:cb]).term_set) & c_terms or c_terms) - {_fold(t) for t, _ in terms_with_offsets(m.group(0))}
     for _, s, p in sents:
         for a, b in clauses(p.text):
             clause = p.text[a:b]
@@ -2982,7 +3007,11 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     # The claim's party must speak in the context too, saying something else, or be a party the context names
     # without giving it this statement ("The National Audit Office described the target as 'pure fantasy'" where
     # the Office only "will publish its review" and the opposition spokesman called it that).
-    capitalised = name_tokens(" ".join(w for w in re.findall(r"\b[A-Z][\w'\u2019\-]+", who_text) if w.lower() not in STOPWORDS))
+    # (a party that is a name, its last word capitalised: "Raman herself", "the National Audit Office"; not "a
+    # Danish contractor")
+    head_word = re.sub(r"\s+(?:herself|himself|itself|themselves|alone|too|also)\s*$", "", who_text.strip(), flags=re.I).split()
+    capitalised = name_tokens(" ".join(w for w in re.findall(r"\b[A-Z][\w'\u2019\-]+", who_text) if w.lower() not in STOPWORDS)) \
+        if head_word and head_word[-1][:1].isupper() else frozenset()
     named_elsewhere = bool(capitalised) and any(capitalised <= words(p.text) for _, _, p in sents)
     if best is None or not (spoke or named_elsewhere) or best[0] <= agree:
         return
@@ -3218,18 +3247,26 @@ def _acted(t: str) -> str:
     return act if act != t.lower() else _fold(t)
 
 
+_SCALE_TERMS = frozenset(t for w in ("hundred", "thousand", "million", "billion", "trillion") for t in (w, stem(w)))
+#: "Guest passes: two free per month": a record's field, its words in any order.
+_LABELLED = re.compile(r"^\W*[\w'\u2019 -]{1,40}:\W*\s")
+
+
 def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     """Who does what to whom, beyond names: in a near-copy of the evidence sentence (the same words, each
     side holding 3/4 of the other's), two words on the two sides of a word both use, swapped ("plants absorb
     oxygen and release carbon dioxide" / "absorb carbon dioxide and release oxygen"; "the landlord owes Mr.
     Okoye" / "Mr. Okoye owes his landlord"), or the two ends of a "from ... to ..." swapped. A passive on one
     side only turns the order around by itself ("approved by the committee"), so it is left alone."""
+    if _LABELLED.match(claim):
+        return
     for e_text in [a_text[x:y] for x, y in clauses(a_text)] + ([a_text] if len(clauses(a_text)) > 1 else []):
         if _converse(claim, e_text):
             continue
-        # Verbs of one action are one word here ("is suing" / "has sued", "bought" / "acquired").
-        c_seq = [(_acted(t), p) for t, p in terms_with_offsets(claim) if not t[0].isdigit()]
-        e_seq = [(_acted(t), p) for t, p in terms_with_offsets(e_text) if not t[0].isdigit()]
+        # Verbs of one action are one word here ("is suing" / "has sued", "bought" / "acquired"); a figure's scale
+        # word ("$14.2 million") is the figure's.
+        c_seq = [(_acted(t), p) for t, p in terms_with_offsets(claim) if not t[0].isdigit() and t not in _SCALE_TERMS]
+        e_seq = [(_acted(t), p) for t, p in terms_with_offsets(e_text) if not t[0].isdigit() and t not in _SCALE_TERMS]
         c_set, e_set = {t for t, _ in c_seq}, {t for t, _ in e_seq}
         if len(c_set & e_set) < 3 or min(_coverage(c_set, e_set), _coverage(e_set, c_set)) < STRONG_ALIGNMENT:
             continue
@@ -3250,8 +3287,9 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             if _passive_at(claim, c_seq[c_idx[r]][1]) != _passive_at(e_text, e_seq[e_idx[r]][1]):
                 continue
             # The words right next to the shared one (two either side), each moved to its other side.
+            # (three words on the evidence's side: "to pay $14.2 million to its former supplier Altamar Freight")
             near_c = lambda t, d: t in c_idx and 0 < d * (c_idx[t] - c_idx[r]) <= 2  # noqa: E731
-            near_e = lambda t, d: t in e_idx and 0 < d * (e_idx[t] - e_idx[r]) <= 2  # noqa: E731
+            near_e = lambda t, d: t in e_idx and 0 < d * (e_idx[t] - e_idx[r]) <= 3  # noqa: E731
             # (an item of a list moved with its list is no participant: "tools, manuals and spare parts are kept
             # in the van" / "the van keeps tools, manuals and spare parts")
             listed = lambda t: _in_list(claim, c_seq, c_idx[t]) or _in_list(e_text, e_seq, e_idx[t])  # noqa: E731
@@ -4077,10 +4115,13 @@ def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
             continue
         own = next(((a, b) for a, b in clauses(claim) if a <= pc < b), (0, len(claim)))
         ranked = _RANKED_AS.search(claim, own[0], pc)
-        if not ranked:
+        # (or a superlative of a thing the name has, the same thing the context ranks: "Greenline put in the
+        # highest bid" / "Greenline submitted the lowest bid")
+        head = _head_after(claim, pc + len(w))
+        if not ranked and head is None:
             continue  # only a superlative the name is said to be ("X, built in 1611, is the newest ...")
         subject = [n.tokens for n in names(claim[own[0]:pc], known=None)][:1]
-        if not subject:
+        if not subject and ranked:
             # "The ancho is the hottest": the word right before the copula, when it is all the subject there is.
             lead = re.fullmatch(r"\s*(?:the\s+)?([a-z][\w\-]{2,})\s*", claim[own[0]:ranked.start()], re.I)
             subject = [frozenset({lead.group(1).lower()})] if lead else []
@@ -4094,7 +4135,8 @@ def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
                 if any(lexicon.relation_key(x) == lexicon.relation_key(w) for x, _ in rel):
                     return  # the context says it too
                 anti = [(x, q) for x, q in rel if lexicon.opposed(w, x) and (lexicon.relation_key(x) or ("", "", ""))[1] == "s"
-                        and (_RANKED_AS.search(p.text, a, a + q) or _apposed(p.text, a + q, subject[0]))]
+                        and ((ranked and (_RANKED_AS.search(p.text, a, a + q) or _apposed(p.text, a + q, subject[0])))
+                             or (head is not None and _head_after(p.text, a + q + len(x)) == head))]
                 if anti:
                     x, q = anti[0]
                     out.differences.append(Difference(
@@ -4102,6 +4144,15 @@ def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
                         evidence_value=f"{x} ({_around(p.text, a + q)})", evidence_span=_span(sent, a, b),
                         confidence=conf["comparison"]))
                     return
+
+
+def _head_after(text: str, pos: int) -> str | None:
+    """The noun a superlative ranks, right after it ("the lowest bid" -> bid), folded; None before a figure,
+    a preposition or the end ("the highest of the three", "lowest at $18.2 million")."""
+    m = re.match(r"\s+([a-z][a-z\-]{2,})\b", text[pos:pos + 30], re.I)
+    if not m or m.group(1).lower() in STOPWORDS:
+        return None
+    return _fold(stem(m.group(1).lower()))
 
 
 #: The kind of figure each scale of comparison is read from ("lighter": masses; "cheaper": prices).
@@ -4829,7 +4880,10 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
                 art = re.search(r"\b(?:the|a|an)\s+$", first[:cut], re.I)
                 cut = art.start() if art else cut
                 items[0] = (first[cut:], at + cut)
-        if not items[0][0] or any(len(content_terms(t)) > 4 or _DISCOURSE.match(t) for t, _ in items[:-1]) \
+        # (items of a list after a colon may be longer: "you'll need: proof of the business address dated
+        # within the last 3 months, your company registration certificate, and ...")
+        longest = 8 if lo > 0 and text[lo - 1] == ":" and len(items) >= 3 else 4
+        if not items[0][0] or any(len(content_terms(t)) > longest or _DISCOURSE.match(t) for t, _ in items[:-1]) \
                 or _DISCOURSE.match(items[-1][0]):
             continue  # clauses ("Based on the passages, it appears that ..."), not items
         if trim_last:
@@ -4873,7 +4927,7 @@ _PAIR_CUE = re.compile(r"\b(?:only|just|both|two)\b|[:\u2014\u2013]\s*[^:\u2014\
 _NOTHING_ELSE = re.compile(r"\b(?:everything\s+else|all\s+(?:the\s+)?other|nothing\s+else|no\s+other|none\s+of\s+the\s+other|"
                            r"the\s+rest\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:is|are)|(?:that|those|these)\s+are\s+(?:all|the\s+only)|"
                            r"that['\u2019]?s\s+(?:all|it|the\s+(?:full|complete)))\b", re.I)
-_COMPLETE = re.compile(r"\b(?:only|just|all|entire|full\s+list)\b", re.I)
+_COMPLETE = re.compile(r"\b(?:only|just|all|entire|full\s+list|everything|complete\s+list|whole\s+list)\b", re.I)
 
 
 def _with_referent(sents, k: int) -> frozenset[str]:
@@ -4909,14 +4963,14 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
         if not e_items:
             continue
         e_terms = [_item_terms(i) for i, _ in e_items]
-        matched = [i for i, ct in enumerate(c_terms) if any(ct & et for et in e_terms)]
+        matched = [i for i, ct in enumerate(c_terms) if any(_same_item(ct, et) for et in e_terms)]
         pair = len(c_items) == len(e_items) == 2 and len(matched) == 1  # (a pair of names, one of them shared)
         if (len(matched) >= 2 or pair) and (best is None or len(matched) > len(best[3])):
             best = (k, e_items, e_terms, matched)
     if best is None:
         return
     k, e_items, e_terms, matched = best
-    lost = [e_items[j][0] for j, et in enumerate(e_terms) if not any(ct & et for ct in c_terms)]
+    lost = [e_items[j][0] for j, et in enumerate(e_terms) if not any(_same_item(ct, et) for ct in c_terms)]
     extra = [i for i in range(len(c_items)) if i not in matched]
     item_words = frozenset().union(*c_terms)
     predicate = set(c.term_set) - item_words
@@ -4945,6 +4999,12 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
                 slot="list_incomplete", claim_value=f"{len(c_items)} items: " + ", ".join(i for i, _ in c_items),
                 evidence_value=f"{len(e_items)} items: " + ", ".join(i for i, _ in e_items),
                 evidence_span=_span(sents[k][1]), confidence=conf["list_incomplete"]))
+
+
+def _same_item(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two list items name one thing: they share half the words of the shorter ("the remote" / "a remote control
+    with two AAA batteries"), not one word of many ("the business's tax number" / "proof of the business address")."""
+    return len(a & b) >= max(1.0, 0.5 * min(len(a), len(b)))
 
 
 # -- abstentions --------------------------------------------------------------------------------

@@ -448,6 +448,24 @@ def is_injection(text: str) -> bool:
     return bool(_INJECTION.search(text))
 
 
+def without_injection(text: str) -> str:
+    """``text`` with what addresses the checker blanked out (same length, same offsets): the bracketed or
+    parenthesised note that holds it, else its sentence. The rest of a passage is still evidence: a note
+    spliced into a record must not take the record's facts with it."""
+    out = text
+    for m in _INJECTION.finditer(text):
+        opener = max(text.rfind("[", 0, m.start()), text.rfind("(", 0, m.start()))
+        closer = text.find("]" if opener >= 0 and text[opener] == "[" else ")", m.end()) if opener >= 0 else -1
+        if opener >= 0 and closer >= 0 and not re.search(r"[\])]", text[opener + 1:m.start()]):
+            a, b = opener, closer + 1
+        else:
+            a = max((x.end() for x in re.finditer(r"[.!?](?:\s|$)", text[: m.start()])), default=0)
+            end = re.search(r"[.!?](?:\s|$)", text[m.end():])
+            b = m.end() + end.end() if end else len(text)
+        out = out[:a] + " " * (b - a) + out[b:]
+    return out
+
+
 # -- closed sets of attribute values --------------------------------------------------------------
 #: Words of which a thing has one value at a time: a colour, a compass point, a sex, a medal, a time of
 #: day, a state of matter, public or private. One member in the claim where the aligned evidence has

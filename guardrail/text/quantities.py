@@ -131,6 +131,8 @@ CURRENCIES: dict[str, str] = {
     "australian dollars": "AUD", "new zealand dollars": "NZD", "nzd": "NZD", "hong kong dollars": "HKD", "hkd": "HKD",
     "singapore dollars": "SGD", "sgd": "SGD",
     "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR",
+    # a hundredth of whichever currency the text is in: "58 cents per mile" is $0.58 or €0.58
+    "cents": "CENT", "cent": "CENT", "¢": "CENT",
     "cny": "CNY", "yuan": "CNY", "rmb": "CNY", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "kr": "SEK",
     # ISO codes written before or after the figure ("NOK 14,500", "14,500 SEK")
     **{code.lower(): code for code in "ZAR BRL MXN PLN CZK HUF KRW TRY ILS AED SAR THB".split()},
@@ -497,13 +499,13 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
         if prev.approx and not q.approx and not q.bound and q.kind == prev.kind and q.kind \
                 and _ALIKE_GAP.fullmatch(text, prev.end, q.start) and not re.search(r"\b(?:exactly|precisely)\b", text[prev.end:q.start], re.I):
             qs[i] = q = replace(q, approx=True)
-        if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate or prev.kind == "ordinal":
+        if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate or prev.kind in ("ordinal", "change"):
             continue
         if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
             continue  # "rated for 90 kg and suitable for children aged 3": an age, not 3 kg
         if re.match(r"\s+(?:at|for|@|costing|priced\s+at)\s+\S*\d", text[q.end:q.end + 24], re.I):
             continue  # "three tickets at £12 and two at £8": a count of its own, priced after it
-        if re.match(r"\+?\)?\s*(?:[$€£¥₹]|[A-Z]{3}\s?\d)", text[q.end:q.end + 8]):
+        if re.match(r"(?:\s*[-\u2013]\s*\d+)?\+?\)?\s*(?:[$€£¥₹]|[A-Z]{3}\s?\d)", text[q.end:q.end + 14]):
             continue  # "seniors 65+ $1.20", "child (5–15) $1.50": who the price is for, not a price
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
@@ -553,6 +555,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if not is_word and start and text[start - 1] in "-\u2212" and (start == 1 or text[start - 2] in " \t\n([{:=~\u2248") \
                 and m.start() == start:
             mag = -mag  # "-6°C", "(−12 °F": a minus sign, not a range's dash ("5-6") or a name's ("COVID-19")
+        signed = not is_word and start > 0 and text[start - 1] in "+-\u2212" and m.start() == start \
+            and (start == 1 or text[start - 2] in " \t\n([{:=~\u2248")
         unit_raw = (m.group("unit") or "").lower()
         scale_raw = (m.group("scale") or "").lower()
         cur_raw = (m.group("cur") or "").strip().lower()
@@ -617,7 +621,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
             else:
                 dim, value = d, mag * f
         if currency:
-            dim, value = f"currency:{currency}", mag
+            dim, value = f"currency:{currency}", mag / 100 if currency == "CENT" else mag
         if unit_raw == "%" or dim == "percent":
             # "% points" is written both ways: look one word further.
             if _POINTS.match(text, end):
@@ -649,6 +653,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 if prev and word not in _NOT_NOUNS and not verbish and (approx_only or not (m.group("bound") or "").strip()) \
                         and (not approx_only or " of" in prev.group(0)):
                     dim = "count:" + _stem_noun(prev.group(1))
+        if not dim and signed:
+            dim = "change"  # "Conservatives 7 (−4)": a signed change, not a count ("Greens 4")
         labelled = dim == "version"
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
             labelled = True
@@ -684,6 +690,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
             approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else _word_digits(mag), is_word=is_word,
             labelled=labelled, rate=rate,
         )
+        if dim == "change" and q.start == start:
+            q = replace(q, start=start - 1, text=text[start - 1:q.end])  # the sign is part of it: "+4", "−4"
         # A range: "8 to 10 hours", "between 8 and 10 hours", "$5-10": the first end takes the unit.
         if out and dim and not out[-1].dimension.startswith(dim.split(":")[0]):
             prev_q = out[-1]
