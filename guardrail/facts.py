@@ -407,7 +407,7 @@ def check_facts(
     out.coverage = _coverage(set(c.wording) or c_terms, near_terms, idf)
     out.extra_wording = sorted(set(c.wording) - near_terms)
     _numbers(c, sents, scores, support, near, out, conf, question or "")
-    _dates(c, sents, support, near, out, conf)
+    _dates(c, sents, support, near, out, conf, scores)
     c_names = names(claim, known)
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
         c_names = [Name(0, 0, subject)] + c_names
@@ -892,6 +892,10 @@ def _claimed_change(text: str, q: Quantity, order: bool = True) -> tuple[str, st
     return (best[1], best[2]) if best else None
 
 
+#: A key right before a value: "Fibre: 13.5 g", "arrival local: 09:20".
+_KEY_BEFORE = re.compile(r"(?:^|[,;(])\s*([^,;:()\d]{1,40}?):\s*$")
+
+
 def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     """The words a figure is stated with in its sentence: (before it, after it), each up to a clause break
     or the next figure ("bought for $350,000 in 2015 and sold for $434,000": "bought for", "in 2015")."""
@@ -900,7 +904,7 @@ def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     j = i + (i < len(others) and others[i].start == e.start)  # the figure itself, when it is one of them
     hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
     before, after = text[lo:e.start], text[e.end:hi]
-    label = re.search(r"(?:^|[,;(])\s*([^,;:()\d]{1,40}?):\s*$", before)
+    label = _KEY_BEFORE.search(before)
     # (a key before its value is what the value is of: "Fibre: 13.5 g", "- Energy: 377 kcal")
     before = label.group(1) if label and len(label.group(1).split()) <= 4 else \
         before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
@@ -989,7 +993,9 @@ def _time_words(p: _Parsed, t: TimeValue) -> frozenset[str]:
     before = p.text[max((o.end for o in p.times if o.end <= t.start), default=0):t.start]
     after_end = min((o.start for o in p.times if o.start >= t.end), default=len(p.text))
     after = p.text[t.end:after_end]
-    before = before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
+    label = _KEY_BEFORE.search(before)  # "arrival local: 09:20": the key is what the time is
+    before = label.group(1) if label and len(label.group(1).split()) <= 4 else \
+        before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
     after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
     return frozenset(_fold(x) for x in content_terms(before + " " + after) if not x[0].isdigit())
 
@@ -1649,6 +1655,9 @@ def _times_as_quantities(sents, near, q: Quantity, where: dict[int, int]) -> lis
 
 def _slot(q: Quantity, e: Quantity) -> str | None:
     """Which slot differs between a claim value and an evidence value of the same sentence, if comparable."""
+    if (q.kind in ("ordinal", "change")) != (e.kind in ("ordinal", "change")) or \
+            (q.kind in ("ordinal", "change") and q.kind != e.kind):
+        return None  # a place in an order or a signed change is no measure: "three minutes" / "the third"
     same_mag = math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
     if q.dimension.startswith("currency") and e.dimension.startswith("currency"):
         if same_mag:
@@ -1697,7 +1706,7 @@ def _relative_year(d: DateValue, sents, near) -> str | None:
     return None
 
 
-def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
+def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Sequence[float] = ()) -> None:
     # Another date in the aligned sentence is the claim's slot when two of the claim's words sit by it, or the
     # one word a short claim has besides its dates ("The meeting is on Tuesday").
     need = max(1, min(2, len(c.wording)))
@@ -1732,14 +1741,15 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
         off_piece = c.term_set - c.piece_terms(d.start)
         # (the support first, then the other sentences near the claim: "... and the final deadline for all applicants
         # is 30 June 2025" in the sentence after the one a claim about the intake aligns to best)
-        for k in list(support) + [k for k in near if k not in support]:
+        # (and last any sentence where two words of the date's own piece of a claim of two stand by it: "..., and
+        # written comments need to be in by March 14" against "Written comments must be received by March 11")
+        for k in list(support) + [k for k in near if k not in support] + [k for k in range(len(sents)) if k not in near]:
             excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
                      and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
-                     and (_near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3))
-                          # (or two words of the date's own piece of a claim of two: "..., and written comments
-                          # need to be in by March 14" against "Written comments must be received by March 11")
-                          or (k not in support and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece) >= max(need, 2)))
+                     and ((k in near and _near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3)))
+                          or (k not in support and off_piece and not _RECORD_LINE.search(sents[k][2].text)
+                              and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece) >= max(need, 2)))
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 conflict = (k, max(cands, key=lambda e: _slot_fit(c, sents[k][2].text, e.start, e.end)))
@@ -1794,6 +1804,14 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             other = next((o for o in p.times if not o.same(e) and not any(x.same(o) for x in c.times)
                           and _told_of_other(mine, _time_words(p, e) - _time_words(p, o), _time_words(p, o) - _time_words(p, e))),
                          None)
+            home = next((j for j in support if j != k and scores and scores[j] > scores[k] + 0.15 and sents[j][2].times), None)
+            if other is None and home is not None and not (mine & _time_words(p, e)):
+                # Stated in a sentence about something else, while the sentence about the claim's subject gives
+                # another time with the claim's words: "arrival local: 09:20" for LX318, whose sentence says it
+                # "arrives at 08:25", 09:20 being the return flight's departure.
+                hp = sents[home][2]
+                other = next((o for o in hp.times if mine & _time_words(hp, o) and not any(x.same(o) for x in c.times)), None)
+                k = home if other is not None else k
             if other is not None:
                 # "Doors open at 6:30 pm and the show starts at 7:30 pm" does not say the show starts at 6:30.
                 out.dates_unmatched.append(t.text)
@@ -1812,8 +1830,9 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
             out.reworded.append(f"{t.text} = {shifted}")
             continue
         out.dates_unmatched.append(t.text)
-        # (not a time the claim itself gives as well: "06:30–21:00 (lane swimming until 09:00)" against "until 09:00")
-        conflict = next(((k, e) for k in support for e in sents[k][2].times if not any(x.same(e) for x in c.times)), None)
+        # (a time the claim itself gives as well is the last choice: "06:30–21:00 (lane swimming until 09:00)")
+        conflict = next(((k, e) for k in support for e in sents[k][2].times if not any(x.same(e) for x in c.times)), None) \
+            or next(((k, e) for k in support for e in sents[k][2].times), None)
         if conflict:
             k, e = conflict
             out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=e.text,
@@ -1823,6 +1842,11 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf) -> None:
 
 
 _SPAN_DASH = re.compile(r"\s*(?:-|\u2013|\u2014|to|until|till)\s*", re.I)
+
+
+#: A line of a flattened record ("review_date: 2014-11-29"): its keys repeat on every record, so two of a claim's
+#: words beside a date there do not say it is the claim's.
+_RECORD_LINE = re.compile(r"^\s*[\w .\-\[\]]{1,40}:\s|\b[a-z]+_[a-z]+\b")
 
 
 def _shifted_time(t: TimeValue, c: _Parsed, sents, near) -> str | None:
@@ -2658,15 +2682,18 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
     # ("Prepare a syrup", "Words can destroy") owns nothing (on RAGTruth dev half A such owners made 9 findings
     # of 10 false).
     owners = {o for _, (o, _, _, _) in segs if o and len(o) >= 2}
-    # (and a surname standing for one of them, read as that one: "Dr. Lund" for "Dr. Henrik Lund")
+    # (and a surname standing for one of them or for a full name the context gives, read as that one: "Dr. Lund"
+    # for "Dr. Henrik Lund")
+    full = owners | {n.tokens for _, _, p in sents for n in names(p.text, frozen) if len(n.tokens) >= 2}
     short = {}
     for _, (o, _, _, _) in segs:
         if o and len(o) == 1:
-            longer = [x for x in owners if _same_entity(o, x, all_text)]
+            longer = [x for x in full if _same_entity(o, x, all_text)]
             if len(longer) == 1:
                 short[o] = longer[0]
     if short:
         segs = [(k, (short.get(o, o) if o else o, m, x, y)) for k, (o, m, x, y) in segs]
+        owners |= set(short.values())
     if len(owners) < 2:
         return
     by_sentence: dict[int, set[frozenset[str]]] = {}
@@ -3641,8 +3668,9 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
 
 def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
     """Does ``p`` state the site's words in a row, its subject before them, with nothing denying them?"""
-    subject, words_ = site[0], site[1:]
-    seq = [(t, q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
+    # (folded, as terms are elsewhere: "paid out when you resign" states "paid out on resignation")
+    subject, words_ = _fold(site[0]), tuple(_fold(w) for w in site[1:])
+    seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
     for i in range(len(seq) - len(words_) + 1):
         if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject for t, _ in seq[:i]):
             q = seq[i][1]
@@ -3834,6 +3862,9 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
         cls = lexicon.modality(text[m.start(): m.end() + 1])
         if cls is None:
             continue
+        if re.fullmatch(r"(?:may|can|could|might)(?:\s+not)?|can['\u2019]t|cannot", m.group(0), re.I) \
+                and not _PERMITTED_ACT.match(text, m.end()) and not _ADDRESSEE.search(text, max(a, m.start() - 30), m.start()):
+            continue  # "the sugar may not adhere", "hormones may lead her": what may happen, not what is allowed
         if m.group("adj"):
             spans = [(a, m.start())]  # "Firmware updates for the T-series are optional"
         else:
@@ -3849,6 +3880,12 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
     return tuple(out)
 
 
+#: "may be requested", "can be carried over", "may not be used": a permission or a ban on an act.
+_PERMITTED_ACT = re.compile(r"\s+(?:not\s+)?(?:be|also\s+be)\s+[a-z]+(?:ed|en|wn|ld|lt)\b", re.I)
+#: Who is allowed or barred: the reader or a party of people ("visitors may bring", "you can cancel").
+_ADDRESSEE = re.compile(r"\b(?:you|we|visitors?|guests?|customers?|members?|applicants?|passengers?|travell?ers?|"
+                        r"students?|employees?|staff|users?|residents?|tenants?|drivers?|patients?|children|adults?|"
+                        r"owners?|holders?|participants?|contractors?|parents?|pupils?|buyers?|sellers?|clients?)\s+$", re.I)
 _EXCEPT_ANY = re.compile(r"\b(?:except|excluding|other\s+than|apart\s+from|but\s+not)\b", re.I)
 _MODAL_TOPIC_GLUE = frozenset(_fold(stem(w)) for w in "be been able also still you your they them we us".split())
 
@@ -3871,7 +3908,9 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
         if not matched or any(ecls == cls for _, _, ecls, _ in matched):
             continue
         _, s, ecls, ew = matched[0]
-        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and ecls in ("recommended", "allowed")):
+        # (a duty against a "can" is no conflict: "you need to get the right cable" / "you can connect it with HDMI")
+        permits = ecls == "recommended" or (ecls == "allowed" and not re.match(r"(?:can|could)\b", ew, re.I))
+        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits):
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
             return
@@ -4369,8 +4408,12 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     for _, _, p in sents:
         spelled.update(acronyms(p.text))
     mine = [(_spell_steps(cx, spelled), _spell_steps(cy, spelled), a, b) for cx, cy, a, b in mine]
+    # (a word both steps of a pair use orders nothing: "add the water before adding the salt" is water / salt)
+    mine = [(cx - cy, cy - cx, a, b) if cx - cy and cy - cx else (cx, cy, a, b) for cx, cy, a, b in mine]
     # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ...")
     for ex, ey, s, a, b in _ordered_pairs(sents):
+        if ex - ey and ey - ex:
+            ex, ey = ex - ey, ey - ex
         for cx, cy, _, _ in mine:
             crossed = min(_coverage(set(cx), ey), _coverage(set(cy), ex))
             kept = max(_coverage(set(cx), ex), _coverage(set(cy), ey))
@@ -4963,14 +5006,14 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
         if not e_items:
             continue
         e_terms = [_item_terms(i) for i, _ in e_items]
-        matched = [i for i, ct in enumerate(c_terms) if any(_same_item(ct, et) for et in e_terms)]
+        matched = [i for i, ct in enumerate(c_terms) if any(ct & et for et in e_terms)]
         pair = len(c_items) == len(e_items) == 2 and len(matched) == 1  # (a pair of names, one of them shared)
         if (len(matched) >= 2 or pair) and (best is None or len(matched) > len(best[3])):
             best = (k, e_items, e_terms, matched)
     if best is None:
         return
     k, e_items, e_terms, matched = best
-    lost = [e_items[j][0] for j, et in enumerate(e_terms) if not any(_same_item(ct, et) for ct in c_terms)]
+    lost = [e_items[j][0] for j, et in enumerate(e_terms) if not any(ct & et for ct in c_terms)]
     extra = [i for i in range(len(c_items)) if i not in matched]
     item_words = frozenset().union(*c_terms)
     predicate = set(c.term_set) - item_words
@@ -4980,7 +5023,10 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     # (two names of a pair count too: "sites in Canada and France" against "in Canada and Germany")
     proper = len(c_items) == len(e_items) == 2 and len(extra) == 1 and len(lost) == 1 and all(
         re.fullmatch(r"(?:the\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,2}", x.strip()) for x in (c_items[extra[0]][0], lost[0]))
-    if len(extra) == 1 and len(lost) == 1 and (len(c_items) == len(e_items) >= 3 or proper):
+    # (items of four content words at most: longer ones, allowed for a list after a colon, are phrases a swap
+    # of one word in does not make)
+    short_items = all(len(t) <= 4 for t in c_terms + e_terms)
+    if len(extra) == 1 and len(lost) == 1 and (len(c_items) == len(e_items) >= 3 or proper) and short_items:
         for i in extra:
             # An item the context states with the claim's predicate elsewhere is the claim combining two lists.
             said = [_with_referent(sents, j) for j, (_, _, p) in enumerate(sents) if j != k and c_terms[i] & p.term_set]
@@ -4992,6 +5038,11 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
                 slot="list_swap", claim_value=c_items[i][0], evidence_value=", ".join(lost),
                 evidence_span=_span(sents[k][1]), confidence=conf["list_swap"]))
             return
+    # (for a list said to be complete, an item counts as given only when a claim item holds half its words: "the
+    # business's tax identification number" is not "proof of the business address")
+    unnamed = [e_items[j][0] for j, et in enumerate(e_terms) if not any(_same_item(ct, et) for ct in c_terms)]
+    if not extra and unnamed and len(e_items) > len(c_items):
+        lost = unnamed
     if not extra and lost:
         counts = [q for q in c.quantities if q.start < c_items[0][1] and math.isclose(q.magnitude, len(c_items))]
         if counts or _COMPLETE.search(claim[: c_items[0][1] + len(c_items[0][0])]) or _NOTHING_ELSE.search(claim):

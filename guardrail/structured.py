@@ -298,7 +298,8 @@ def string_field_claims(answer: str, parsed: Any, min_chars: int = 12) -> list[C
             s, e = len(value) - len(value.lstrip()), len(value.rstrip())
             a, b = leaf.start + raw_pos[s], leaf.start + raw_pos[e]
             name = _field_name(path)
-            statement = f"{name}: {stripped}" if name else (stripped if answer[a:b] != stripped else None)
+            # (the key in words, as a reader says it: "arrival_local: 09:20" is "arrival local: 09:20")
+            statement = f"{_key_words(name)}: {stripped}" if name else (stripped if answer[a:b] != stripped else None)
             found.append(
                 Claim(id="", text=answer[a:b], start=a, end=b, kind="field", field_path=field_path, statement=statement)
             )
@@ -346,6 +347,11 @@ _KEY_UNITS = {
 
 #: Words that start a key's qualifier: the unit is the word before them.
 _KEY_QUALIFIERS = frozenset("for over under per of after before with without by at to from above below".split())
+
+
+def _key_words(name: str) -> str:
+    """A key as words: "arrival_local" -> "arrival local", "homeGoals" -> "home Goals"."""
+    return " ".join(w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name) if w)
 
 
 def _field_statement(path: tuple, raw: str) -> str:
