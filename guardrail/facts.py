@@ -591,7 +591,9 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
         return same_value(_scaled(q, 100), e)
     if q.dimension.startswith("currency") or e.dimension.startswith("currency"):
         cents = "currency:CENT" in (q.dimension, e.dimension) and q.kind == e.kind  # "58 cents" is "$0.58"
-        return (q.dimension == e.dimension or cents) and same_value(q, e)
+        # (a bare figure written to the penny is the amount: a JSON field's 1739.37 for "£1,739.37")
+        bare = (not q.dimension or q.labelled) and not q.approx and q.digits >= 3 and math.isclose(q.magnitude, e.value)
+        return (q.dimension == e.dimension or cents) and same_value(q, e) or bare
     if q.kind in ("percent", "points") or e.kind in ("percent", "points"):
         return q.kind == e.kind and same_value(q, e)
     if q.dimension and e.dimension and q.kind != "count" and e.kind != "count":
@@ -773,6 +775,11 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
             for x, y in ((a, b), (b, a)):  # a share of a figure: "2% of income" x "$30,000" = "$600"
                 if x.kind == "percent" and y.kind == q.kind and y.kind != "percent" and close(y.value * x.magnitude / 100):
                     return _Derivation(f"{x.text} of {y.text}", "share", (x, y))
+                # a figure less or plus a percentage of itself: "£1,840 with a 25% discount" = "£1,380"
+                if x.kind == "percent" and y.dimension == q.dimension and y.kind != "percent" and 0 < x.magnitude < 100:
+                    for sign, word in ((-1, "less"), (1, "plus")):
+                        if close(y.value * (1 + sign * x.magnitude / 100)):
+                            return _Derivation(f"{y.text} {word} {x.text}", "share", (x, y))
             if same_kind(a, b) and adds(a, b):
                 # A sum only where the claim says it sums ("in total", "both", "combined"): otherwise any two
                 # figures of a kind add up to some wrong value ("7 g of sugar" = 4 g of protein + 3 g of fibre).
@@ -791,7 +798,10 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                 share = 0 < q.magnitude < 1  # a share: "three quarters" = 150 / 200
                 meaningless = not x.rate and not q.rate and not share and x.kind in countish and not (
                     q.dimension and q.dimension == x.dimension)
-                if y.magnitude and not meaningless and (x.rate or x.kind in countish or q.kind in countish) and close(x.magnitude / y.magnitude, mag):
+                # (money divided stays in its currency and by money is a ratio: "£10" is no "€10 / €1")
+                money_off = q.kind == "currency" and (x.dimension != q.dimension or y.kind == "currency")
+                if y.magnitude and not meaningless and not money_off and (x.rate or x.kind in countish or q.kind in countish) \
+                        and close(x.magnitude / y.magnitude, mag):
                     return _Derivation(f"{x.text} / {y.text}", "quotient", (x, y))
     if period is not None and q.kind != "percent":
         per_s = _PERIOD_S[period]
@@ -818,7 +828,8 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                 for part in combinations(same, size):
                     if all(adds(a, a) for a in part) and close(sum(e.value for e in part)):
                         return _Derivation("sum of " + ", ".join(e.text for e in part), "sum", part)
-        for i, a in enumerate(same):  # a + b - c, a - b - c
+        # a + b - c, a - b - c; not for a bare figure ("adults aged 60": 65 + 2 - 3 from three ages is no sum)
+        for i, a in enumerate(same if q.dimension else []):
             for j, b in enumerate(same):
                 for k, c in enumerate(same):
                     # (three figures of three values, none the claim's own: "212 + 9 - 212" derives nothing)
@@ -1132,7 +1143,7 @@ def _talks_of_old_values(claim: str) -> bool:
     # "until 6 pm", "before 9:30": a time of day bounds the act, it dates no old value.
     return re.search(r"\b(?:previously|formerly|originally|used\s+to|(?:until|before)(?!\s+(?:\d{1,2}(?:[:.]\d\d)?\s*"
                      r"(?:am|pm|a\.m\.|p\.m\.|h\b)|\d{1,2}:\d\d|noon|midday|midnight))|was|were|no\s+longer|instead\s+of|"
-                     r"rather\s+than|in\s+place\s+of|replac\w*)\b", claim, re.I) is not None
+                     r"rather\s+than|in\s+place\s+of|replac\w*|(?:up|down)\s+from)\b", claim, re.I) is not None
 
 
 _CHANGED_TO = re.compile(r"\b(?:rise[sn]?|rose|fall(?:s|en)?|fell|went\s+(?:up|down)|increase[sd]?|decrease[sd]?|raise[sd]?|lower(?:s|ed)?|"
@@ -2632,6 +2643,9 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
     return out
 
 
+#: Two names as one subject: "Brian Rogers and Caitlin McGuire, owners of ...", "Rogers, 34, and McGuire, 30, own".
+_CO_SUBJECTS = re.compile(r"^\W*(?:[A-Z][\w'\u2019\-]*\s+){0,3}[A-Z][\w'\u2019\-]*(?:,\s*\d+\s*,)?\s+and\s+"
+                          r"(?:[A-Z][\w'\u2019\-]*\s+){0,3}[A-Z][\w'\u2019\-]*(?:,\s*\d+)?\s*(?:,|\s+(?:are|were|have|own|run|started|founded|said)\b)")
 _PLURAL_RELATIVE = re.compile(r"\s*(?:who|which)\s+(?:both|all|each|together)\b", re.I)
 _RELATIVE_START = re.compile(r"\s*(?:who|which|whose)\b", re.I)
 _RELATIVE_END = re.compile(r",\s+(?:who|which|whose)\b[^,;]*?,\s+", re.I)
@@ -2641,7 +2655,7 @@ def _listed_object(text: str, pos: int) -> bool:
     """The name at ``pos`` (after "and") ends a list the verb before it takes, not a subject of its own: "shared
     the prize with Pierre Curie and Henri Becquerel and won ..." (the one who won is the sentence's subject)."""
     run = _RUN_AT.match(text, pos)
-    return run is not None and re.match(r"\s*(?:$|[,.;)]|and\b|or\b)", text[run.end():]) is not None \
+    return run is not None and re.match(r"\s+and\s+[a-z]+", text[run.end():]) is not None \
         and re.search(r"\b(?:with|and|by|to|from|between|including)\s+(?:the\s+)?[A-Z][\w'\u2019\-]*(?:\s+[A-Z][\w'\u2019\-]*)*\s+and\s+$",
                       text[max(0, pos - 60):pos]) is not None
 
@@ -2677,8 +2691,7 @@ def _same_entity(a: frozenset[str], b: frozenset[str], text: str) -> bool:
 def _written_order(tokens: frozenset[str], text: str) -> tuple[str, ...] | None:
     """The words of a name in the order a mention of it in ``text`` writes them, or None."""
     alt = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
-    # (a possessive between them too: "Chelsea's Cole Palmer")
-    for m in re.finditer(r"\b(?:" + alt + r")(?:(?:['\u2019]s)?\W{1,3}(?:" + alt + r"))*\b", text.lower()):
+    for m in re.finditer(r"\b(?:" + alt + r")(?:\W{1,3}(?:" + alt + r"))*\b", text.lower()):
         words_ = re.findall(alt, m.group(0))
         if set(words_) == tokens:
             return tuple(words_)
@@ -2721,6 +2734,8 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
         # Two entities the context sets side by side: in one sentence ("The X2 has ..., while the X2 Max has ..."),
         # or two of a kind told apart by a word each ("Gallery 3" / "Gallery 5").
         return any(x in os_ and y in os_ for os_ in by_sentence.values()) or bool(x & y and x - y and y - x)
+    if _CO_SUBJECTS.match(claim):
+        return  # "Brian Rogers and Caitlin McGuire, owners of ..., started": what follows is said of both
     mine = None
     for own, named, a, b in _segments(claim, known):
         if _PLURAL_RELATIVE.match(claim, a):
@@ -3089,9 +3104,10 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     # the Office only "will publish its review" and the opposition spokesman called it that).
     # (a party that is a name, its last word capitalised: "Raman herself", "the National Audit Office"; not "a
     # Danish contractor")
-    head_word = re.sub(r"\s+(?:herself|himself|itself|themselves|alone|too|also)\s*$", "", who_text.strip(), flags=re.I).split()
-    capitalised = name_tokens(" ".join(w for w in re.findall(r"\b[A-Z][\w'\u2019\-]+", who_text) if w.lower() not in STOPWORDS)) \
-        if head_word and head_word[-1][:1].isupper() else frozenset()
+    party_words = re.sub(r"\s+(?:herself|himself|itself|themselves|alone|too|also)\s*$", "", who_text.strip(), flags=re.I).split()
+    # (every word a name's, bar "the", "of" and titles: not "a third source from the Education Ministry")
+    all_named = bool(party_words) and all(w[:1].isupper() or w.lower() in _JOINER_WORDS for w in party_words)
+    capitalised = name_tokens(" ".join(w for w in party_words if w.lower() not in STOPWORDS)) if all_named else frozenset()
     named_elsewhere = bool(capitalised) and any(capitalised <= words(p.text) for _, _, p in sents)
     if best is None or not (spoke or named_elsewhere) or best[0] <= agree:
         return
@@ -3110,6 +3126,9 @@ def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:
     "chief financial officer"), the word an apposition stands beside."""
     spelled = acronyms(text)
     return frozenset(_fold(sorted(spelled[t], key=lambda w: text.lower().find(w))[-1]) if t in spelled else t for t in tokens)
+
+
+_JOINER_WORDS = frozenset("the of for and de van von".split())
 
 
 def _head(party: str) -> frozenset[str]:
@@ -3332,13 +3351,31 @@ _SCALE_TERMS = frozenset(t for w in ("hundred", "thousand", "million", "billion"
 _LABELLED = re.compile(r"^\W*[\w'\u2019 -]{1,40}:\W*\s")
 
 
+_CONJUNCT = re.compile(r",?\s+and\s+|;\s*|,\s+while\s+|,\s+whereas\s+", re.I)
+
+
+def _conjuncts_reordered(claim: str, e_text: str) -> bool:
+    """The claim gives the evidence's statements in another order ("A second permit is £110 and the first is £65"
+    / "The first permit costs £65 and a second permit costs £110"): each of its conjuncts is most of one of the
+    evidence's, figures included, and not the same one twice."""
+    def parts(text: str) -> list[set[str]]:
+        p = _parse(text)
+        return [set(_piece_terms(p, a, b)) for a, b in _pieces_at(text, _CONJUNCT)]
+    cp, ep = parts(claim), parts(e_text)
+    if len(cp) < 2 or len(ep) < 2:
+        return False
+    best = [max(range(len(ep)), key=lambda j, t=t: _coverage(t, ep[j])) for t in cp]
+    return len(set(best)) == len(cp) and best != sorted(best) and all(
+        t and _coverage(t, ep[j]) >= 0.75 for t, j in zip(cp, best))
+
+
 def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     """Who does what to whom, beyond names: in a near-copy of the evidence sentence (the same words, each
     side holding 3/4 of the other's), two words on the two sides of a word both use, swapped ("plants absorb
     oxygen and release carbon dioxide" / "absorb carbon dioxide and release oxygen"; "the landlord owes Mr.
     Okoye" / "Mr. Okoye owes his landlord"), or the two ends of a "from ... to ..." swapped. A passive on one
     side only turns the order around by itself ("approved by the committee"), so it is left alone."""
-    if _LABELLED.match(claim):
+    if _LABELLED.match(claim) or _conjuncts_reordered(claim, a_text):
         return
     for e_text in [a_text[x:y] for x, y in clauses(a_text)] + ([a_text] if len(clauses(a_text)) > 1 else []):
         if _converse(claim, e_text):
@@ -3892,7 +3929,8 @@ def _site_modality(claim: str, sents, out: FactCheck, conf) -> None:
 #: are optional but recommended").
 _MODAL_CUE = re.compile(
     r"\b(?:must\s+not|may\s+not|cannot|can['\u2019]t|should\s+not|shouldn['\u2019]t|must|may|can|should|shall|"
-    r"(?:is|are|['\u2019]re|be)\s+(?:required|obliged|allowed|permitted|not\s+required)\s+to|ha(?:s|ve)\s+to|needs?\s+to|"
+    r"(?:is|are|['\u2019]re|be)\s+(?:required|obliged|allowed|permitted|not\s+required|encouraged|advised|recommended)\s+to|"
+    r"ha(?:s|ve)\s+to|needs?\s+to|"
     r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
     r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
     r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b)", re.I)
@@ -3909,7 +3947,7 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
     out = []
     for i, m in enumerate(cues):
         a, b = _piece_bounds(text, m.start())
-        if _SITE_CONDITION.search(text, a, m.start()) or _UNLESS.search(text, m.end(), b) or _EXCEPT_ANY.search(text, a, b):
+        if _SITE_CONDITION.search(text, 0, m.start()) or _UNLESS.search(text, m.end(), b) or _EXCEPT_ANY.search(text, a, b):
             continue  # a duty in a case ("if you travel, you must ...", "all staff except ...") is the condition checks'
 
         cls = lexicon.modality(text[m.start(): m.end() + 1])
@@ -3967,7 +4005,9 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
         _, s, ecls, ew = matched[0]
         # (a duty against a "can" is no conflict: "you need to get the right cable" / "you can connect it with HDMI")
         permits = ecls == "recommended" or (ecls == "allowed" and not re.match(r"(?:can|could)\b", ew, re.I))
-        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits):
+        # (a duty given as advice is a change too: "visitors are encouraged to wear a mask" / "must wear")
+        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits) \
+                or (cls == "recommended" and ecls == "required"):
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
             return

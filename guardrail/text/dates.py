@@ -41,6 +41,10 @@ _PATTERNS = [
                r"people|units|employees|residents|visitors|users|items|pieces|copies|tons|tonnes|metres|meters|feet|miles))"),  # 1998
     re.compile(rf"\b{_MON}\b", re.I),  # March (a month alone)
 ]
+_DAY_RANGE = re.compile(
+    rf"\b{_MON}\s+(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s*[-\u2013]\s*(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b"
+    r"|\b(?P<e1>[0-3]?\d)(?:st|nd|rd|th)?\s*[-\u2013]\s*(?P<e2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?P<mon2>"
+    + "|".join(sorted(_MONTH_OF, key=len, reverse=True)) + r")\.?(?:,?\s+(?P<year2>1[5-9]\d\d|20\d\d))?\b", re.I)
 _WEEKDAY = re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)
 
 
@@ -134,6 +138,18 @@ def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
+    # A range of days in one month: "December 24–26, 2025", "24–26 December 2025" are two dates.
+    for m in _DAY_RANGE.finditer(text):
+        mon, y = _month(m.group("mon") or m.group("mon2")), m.group("year") or m.group("year2")
+        d1, d2 = int(m.group("d1") or m.group("e1")), int(m.group("d2") or m.group("e2"))
+        if mon is None or not (1 <= d1 < d2 <= 31) or (m.group("mon") or m.group("mon2") or "").lower() == "may" \
+                and not (m.group("mon") or m.group("mon2"))[0].isupper():
+            continue
+        year = int(y) if y else None
+        mid = m.start("d2") if m.group("d2") else m.start("e2")
+        out.append(DateValue(m.start(), mid, text[m.start():mid].rstrip(" –-\u2013"), year, mon, d1))
+        out.append(DateValue(mid, m.end(), text[mid:m.end()], year, mon, d2))
+        taken.append((m.start(), m.end()))
     for pat in _PATTERNS:
         for m in pat.finditer(text):
             if not free(m.start(), m.end()):

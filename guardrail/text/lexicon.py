@@ -332,7 +332,8 @@ NEW_MARKERS = re.compile(
 _ABSTAIN = re.compile(
     r"(?:^|\b)(?:(?:the\s+)?(?:provided\s+|given\s+|available\s+|supplied\s+|retrieved\s+|above\s+|these\s+|this\s+)?"
     r"(?:documents?|context|texts?|passages?|sources?|information|articles?|reports?|excerpts?|materials?|data|records?|"
-    r"notes?|page|snippets?)\s+(?:provided\s+)?(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
+    r"notes?|page|snippets?)\s+(?:provided\s+|(?:that\s+)?(?:i|we)\s+(?:have|was\s+given|were\s+given)\s+)?"
+    r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
     r"(?:mention|say|state|specify|provide|include|contain|indicate|give|list|discuss|address|describe|tell|reveal|"
     r"clarify|explain|cover|detail|name|identify|disclose)"
     r"|\b(?:policy|guide|manual|page|website|article|faq|brochure|description|label|leaflet|announcement|statement|"

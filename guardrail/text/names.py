@@ -77,8 +77,8 @@ def acronyms(text: str) -> dict[str, frozenset[str]]:
     """The initialisms a run of words of ``text`` spells, each with the words it stands for: "European Central
     Bank" -> ecb, "annual general meeting" -> agm, "Department of Health and Social Care" -> dhsc. A claim
     that writes "the ECB" or "the AGM" names what the context spells out. Runs of two to six capitalised
-    words, or three or four lower-case ones, that start and end on a content word; "of", "and", "for",
-    "the", "&" inside are skipped, as initialisms do."""
+    words, or two to four lower-case ones ("vice president" -> vp), that start and end on a content word;
+    "of", "and", "for", "the", "&" inside are skipped, as initialisms do."""
     toks = re.findall(r"[A-Za-z][\w'’]*|&", text)
     out: dict[str, frozenset[str]] = {}
     for i, first in enumerate(toks):
@@ -94,7 +94,7 @@ def acronyms(text: str) -> dict[str, frozenset[str]]:
                 break
             letters.append(low[0])
             used.append(re.sub(r"['’]s$", "", low))
-            if len(letters) >= (2 if upper else 3):
+            if len(letters) >= 2:
                 out.setdefault("".join(letters), frozenset(used))
             if len(letters) == (6 if upper else 4):
                 break

@@ -206,7 +206,9 @@ _UNIT = (r"(?:(?P<plus>\+)?(?:\s*|-)(?P<unit>" + "|".join(re.escape(u) for u in 
          + r")(?![\w]))?")
 _QTY = re.compile(_BOUND + _CUR_PREFIX + _NUM + _SCALE + _UNIT, re.IGNORECASE)
 #: The word a figure counts: "340 paintings", "42 of the crew", "12 of the school's teachers" (past a possessive).
-_NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[A-Za-z]+['\u2019]s?\s+)?)?([A-Za-z][A-Za-z'-]*)")
+#: (past "more" and its kin: "1,000 more applications" counts applications)
+_NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[A-Za-z]+['\u2019]s?\s+)?)?"
+                        r"(?:(?:more|fewer|additional|extra|further|other|new)\s+(?=[a-z]))?([A-Za-z][A-Za-z'-]*)")
 _PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'-]*)(?:\s+of)?[\s:#]*$")
 _MONTH_NEAR = re.compile(
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
@@ -533,6 +535,10 @@ _ONE_AS_PRONOUN = re.compile(r"\b(?:a|an|the|this|that|which|another|each|every|
                              r"\s+(?:[a-z]+\s+)?$", re.I)
 
 
+#: "aged 65 and over", "children 12 and under": the figure is a limit.
+_AND_OVER = re.compile(r"\s+(?:and|or)\s+(over|above|older|up|upwards|more|under|below|younger|less)\b(?!\s+than)", re.I)
+
+
 def _parse_quantities(text: str) -> list[Quantity]:
     out: list[Quantity] = []
     for m in _QTY.finditer(text):
@@ -678,6 +684,10 @@ def _parse_quantities(text: str) -> list[Quantity]:
             bound = None  # "adds up to $180", "comes up to 40 hours": a total, not a limit
         if bound is None and (m.group("plus") or text[end:end + 1] == "+"):
             bound = "min"  # "20+ years": at least 20
+        elif bound is None and not m.group("bound"):
+            tail = _AND_OVER.match(text, end)
+            if tail:
+                bound = "min" if tail.group(1).lower() in ("over", "above", "older", "up", "upwards", "more") else "max"
         if bound_raw == "over" and dim == "time" and not _OVER_AS_MORE.search(text[max(0, m.start() - 24):m.start()]):
             # "plant 2,500 trees over three years", "HbA1c fell over 52 weeks": during, not more than (but
             # "took over 3 years", "for over a decade")

@@ -363,7 +363,7 @@ class HeuristicVerifier:
         c_ents = _entities(claim)
         e_lower = evidence.lower()
         spelled = acronyms(evidence)  # "ECB" where the evidence says "European Central Bank"
-        miss_ents = sorted(e for e in c_ents if e not in e_lower and e not in spelled)
+        miss_ents = sorted(e for e in c_ents if e not in e_lower and re.sub(r"['\u2019]s$", "", e) not in spelled)
 
         b_terms = set(content_terms(best_text))
         shared = len(c_terms & b_terms)
