@@ -4005,9 +4005,9 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
         _, s, ecls, ew = matched[0]
         # (a duty against a "can" is no conflict: "you need to get the right cable" / "you can connect it with HDMI")
         permits = ecls == "recommended" or (ecls == "allowed" and not re.match(r"(?:can|could)\b", ew, re.I))
-        # (a duty given as advice is a change too: "visitors are encouraged to wear a mask" / "must wear")
-        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits) \
-                or (cls == "recommended" and ecls == "required"):
+        # (advice for a duty, "should" for "needs to", is left alone: on RAGTruth dev half A answers soften a duty
+        # so four times in four, never a hallucination)
+        if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits):
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
             return
@@ -4971,7 +4971,7 @@ def _lists(claim: str, all_text: str, out: FactCheck, conf) -> None:
             return
 
 
-def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | None:
+def _enumerated(text: str, trim_last: bool = False, long_items: bool = False) -> list[tuple[str, int]] | None:
     """The items of the first list in ``text`` with their offsets: "A, B and C", "A, B, or C", and two items
     after a cue ("only A and B", ": A and B"). The first item starts after the list's verb or colon ("The
     three members are Ahmed"), so the words before it are the claim's own; with ``trim_last`` the last item
@@ -5024,9 +5024,9 @@ def _enumerated(text: str, trim_last: bool = False) -> list[tuple[str, int]] | N
                 art = re.search(r"\b(?:the|a|an)\s+$", first[:cut], re.I)
                 cut = art.start() if art else cut
                 items[0] = (first[cut:], at + cut)
-        # (items of a list after a colon may be longer: "you'll need: proof of the business address dated
-        # within the last 3 months, your company registration certificate, and ...")
-        longest = 8 if lo > 0 and text[lo - 1] == ":" and len(items) >= 3 else 4
+        # (items of a list after a colon may be longer, for a list said to be complete: "you'll need: proof of the
+        # business address dated within the last 3 months, your company registration certificate, and ...")
+        longest = 8 if long_items and lo > 0 and text[lo - 1] == ":" and len(items) >= 3 else 4
         if not items[0][0] or any(len(content_terms(t)) > longest or _DISCOURSE.match(t) for t, _ in items[:-1]) \
                 or _DISCOURSE.match(items[-1][0]):
             continue  # clauses ("Based on the passages, it appears that ..."), not items
@@ -5101,9 +5101,13 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     c_terms = [_item_terms(i) for i, _ in c_items]
     if not all(c_terms):
         return
+    # (a list said to be complete, "three things: ...", "everything in the box: ...", is read against the context's
+    # lists with longer items too)
+    complete = bool([q for q in c.quantities if q.start < c_items[0][1] and math.isclose(q.magnitude, len(c_items))]) \
+        or bool(_COMPLETE.search(claim[: c_items[0][1] + len(c_items[0][0])]) or _NOTHING_ELSE.search(claim))
     best = None
     for k, (_, _, p) in enumerate(sents):
-        e_items = _enumerated(p.text)
+        e_items = _enumerated(p.text, long_items=complete)
         if not e_items:
             continue
         e_terms = [_item_terms(i) for i, _ in e_items]

@@ -2009,3 +2009,40 @@ def test_session16_text_layer_values():
     # one line of prose that opens with a label is read as sentences, not as one record line
     text = "Service notice: the 18:05 train is cancelled. A replacement bus runs at 18:20."
     assert len(sentences_of(Window(evidence_id="a", start=0, end=len(text), text=text))) == 2
+
+
+@pytest.mark.parametrize("claim, context, flagged", [
+    # ages with "and over" are limits
+    ("The free eye test is for people aged 55 and over.", "Free eye tests are offered to people aged 60 and over.", True),
+    ("The free eye test is for people aged 60 and over.", "Free eye tests are offered to people aged 60 and over.", False),
+    # a figure less a percentage of itself
+    ("With the 20% member discount the £45 ticket costs £36.", "Tickets cost £45. Members get a 20% discount.", False),
+    ("With the 20% member discount the £45 ticket costs £34.", "Tickets cost £45. Members get a 20% discount.", True),
+    # money is not divided into another currency
+    ("The yearly cap is £12.", "Each visit costs €2, capped at €12 a year.", True),
+    # a day range is two dates
+    ("The office is shut 27–29 March 2026.", "The office will be closed from 2026-03-27 to 2026-03-29.", False),
+    # advice for a duty is left alone (RAGTruth answers soften "needs to" to "should"; never a hallucination there)
+    ("Cyclists are encouraged to wear a helmet on the trail.", "Cyclists must wear a helmet on the trail at all times.", False),
+    # an option for a duty is not
+    ("Wearing a helmet on the trail is optional for cyclists.", "Cyclists must wear a helmet on the trail at all times.", True),
+    # conjuncts in another order
+    ("A child ticket is $8 and an adult ticket is $15.", "An adult ticket costs $15 and a child ticket costs $8.", False),
+    # narrowed on RAGTruth: two co-subjects, a clause of two names, a case, a name inside another's
+    ("Ana Ruiz and Tom Lee, owners of the Harbour Deli, opened the shop in 2015.",
+     "Tom Lee, 41, and Ana Ruiz, 38, own the Harbour Deli on Quay Street. They opened the shop in 2015.", False),
+    ("The report covers the Nordic Plan and the Atlantic Plan, which both cut fees for savers.",
+     "The Nordic Plan cuts fees for savers. The Atlantic Plan also cuts fees for savers.", False),
+    ("If your partner meets these tests, you can claim them as a dependant.",
+     "A person who files a joint return may not be claimed as a dependant. Your partner must meet the income and "
+     "residence tests to be claimed.", False),
+])
+def test_session16_later_checks(claim, context, flagged):
+    found, fc = _flagged(claim, context)
+    assert found is flagged, fc.differences
+
+
+def test_session16_abstention_with_a_first_person_source():
+    from guardrail.text import lexicon
+
+    assert lexicon.is_abstention("Sorry, the information I have doesn't say when the pool reopens.")
