@@ -44,6 +44,7 @@ from sentencex import get_sentence_boundaries
 
 from .citations import parse_markers, strip_markers
 from .types import Claim, UncheckedSpan
+from .text.quantities import UNITS
 
 __all__ = [
     "TextUnit",
@@ -148,6 +149,8 @@ def _missed_boundary(text: str, s: int, dot: int, always: bool) -> bool:
     word = text[w:dot]
     if len(word) == 2 and word.isupper() and word.isascii():
         return True
+    if word.lower() in UNITS and not (len(word) == 1 and word.isupper()) and re.search(r"\d\s?$", text[s:w]):
+        return True  # a unit after its figure ends the sentence: "weighs 210 g. The previous model ..." (not "5 W. Haley St.")
     return len(word) >= 3 and word.islower() and word.isascii() and word not in _LOWER_ABBREV
 
 

@@ -408,7 +408,14 @@ def check_facts(
     near_terms = frozenset().union(*(parsed[k].term_set for k in near))
     out.coverage = _coverage(set(c.wording) or c_terms, near_terms, idf)
     out.extra_wording = sorted(set(c.wording) - near_terms)
-    _numbers(c, sents, scores, support, near, out, conf, question or "")
+    # A field's record is told by the sentence that states most of its siblings' values: a field's figure stated
+    # only in a sentence that states none of them is another record's ("max devices: 16" of the 4G model).
+    record_home = None
+    if r is not None and r.quantities:
+        held = [sum(1 for x in r.quantities if any(_equivalent(x, e) for e in p.quantities)) for p in parsed]
+        top = max(held)
+        record_home = held.index(top) if top >= 2 and held.count(top) == 1 else None
+    _numbers(c, sents, scores, support, near, out, conf, question or "", record_home)
     _dates(c, sents, support, near, out, conf, scores)
     c_names = names(claim, known)
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
@@ -1353,7 +1360,8 @@ def _points_as_percent(q: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> s
     return None
 
 
-def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "") -> None:
+def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "",
+             record_home: int | None = None) -> None:
     # (a number inside a date is the date's: "11/9/1989" states no 11)
     in_dates = [(d.start, d.end) for d in c.dates] + [(t.start, t.end) for t in c.times]
     claim_qs = [q for q in c.quantities if not (q.is_word and q.magnitude in (0, 1) and not q.dimension)
@@ -1448,7 +1456,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             hit_far, far = hit, False
         # Stated, but in a sentence about something else, while a sentence about the claim's subject (of the
         # few it aligns to best) has another value in the same slot: a number borrowed from elsewhere.
-        home = next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
+        record_rival = record_home is not None and hit is not None and hit[0] != record_home and not q.inherited
+        home = record_home if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
                      and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
         if hit_far is not None and home is not None and (hit is not None or far):
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]

@@ -2046,3 +2046,20 @@ def test_session16_abstention_with_a_first_person_source():
     from guardrail.text import lexicon
 
     assert lexicon.is_abstention("Sorry, the information I have doesn't say when the pool reopens.")
+
+
+def test_session16_record_fields_and_unit_keys():
+    from guardrail.claims import split_sentences as split
+    from guardrail.text.quantities import parse_quantities
+
+    # a unit after its figure ends a sentence; a key that names the unit gives the figure its unit
+    assert len(split("The Alto weighs 180 g. The Alto Pro weighs 240 g.")) == 2
+    assert parse_quantities("battery mah: 4200")[0].dimension == "charge"
+    assert parse_quantities("times per day: 3")[0].dimension != "time"
+    # a field's figure stated only in the other record's sentence
+    ctx = ("The Alto speaker pairs with up to 4 devices, plays for 10 hours and weighs 180 g. "
+           "The older Alto Mini pairs with 2 devices and weighs 120 g.")
+    fc = check_facts("max devices: 2", sentences(ctx), record="model: Alto; battery hours: 10; weight: 180 g")
+    assert any(d.kind == "mismatch" for d in fc.differences), fc.differences
+    fc = check_facts("max devices: 4", sentences(ctx), record="model: Alto; battery hours: 10; weight: 180 g")
+    assert not any(d.kind == "mismatch" for d in fc.differences), fc.differences

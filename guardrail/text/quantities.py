@@ -659,6 +659,11 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 if prev and word not in _NOT_NOUNS and not verbish and (approx_only or not (m.group("bound") or "").strip()) \
                         and (not approx_only or " of" in prev.group(0)):
                     dim = "count:" + _stem_noun(prev.group(1))
+                    if keyed and word in _UNIT_TABLE and _UNIT_TABLE[word][0] not in ("temperature",) and len(word) > 1 \
+                            and not re.search(r"\bper\s+\S+\s*:\s*$", text[max(0, start - 30):start], re.I):
+                        # a key that names the unit: "battery mah: 5300", "weight kg: 70" (a JSON field's key in words)
+                        dim, unit = _UNIT_TABLE[word][0], word
+                        value = mag * _UNIT_TABLE[word][1]
         if not dim and signed:
             dim = "change"  # "Conservatives 7 (−4)": a signed change, not a count ("Greens 4")
         labelled = dim == "version"
