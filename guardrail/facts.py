@@ -3363,6 +3363,10 @@ _LABELLED = re.compile(r"^\W*[\w'\u2019 -]{1,40}:\W*\s")
 _CONJUNCT = re.compile(r",?\s+and\s+|;\s*|,\s+while\s+|,\s+whereas\s+", re.I)
 
 
+def _part_fit(t: set[str], parts: list[set[str]], j: int) -> float:
+    return _coverage(t, parts[j])
+
+
 def _conjuncts_reordered(claim: str, e_text: str) -> bool:
     """The claim gives the evidence's statements in another order ("A second permit is £110 and the first is £65"
     / "The first permit costs £65 and a second permit costs £110"): each of its conjuncts is most of one of the
@@ -3373,7 +3377,7 @@ def _conjuncts_reordered(claim: str, e_text: str) -> bool:
     cp, ep = parts(claim), parts(e_text)
     if len(cp) < 2 or len(ep) < 2:
         return False
-    best = [max(range(len(ep)), key=lambda j, t=t: _coverage(t, ep[j])) for t in cp]
+    best = [max(range(len(ep)), key=functools.partial(_part_fit, t, ep)) for t in cp]
     return len(set(best)) == len(cp) and best != sorted(best) and all(
         t and _coverage(t, ep[j]) >= 0.75 for t, j in zip(cp, best))
 

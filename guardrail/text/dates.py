@@ -140,15 +140,15 @@ def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
 
     # A range of days in one month: "December 24–26, 2025", "24–26 December 2025" are two dates.
     for m in _DAY_RANGE.finditer(text):
-        mon, y = _month(m.group("mon") or m.group("mon2")), m.group("year") or m.group("year2")
+        month_word: str = m.group("mon") or m.group("mon2") or ""
+        range_month, range_year = _month(month_word), m.group("year") or m.group("year2")
         d1, d2 = int(m.group("d1") or m.group("e1")), int(m.group("d2") or m.group("e2"))
-        if mon is None or not (1 <= d1 < d2 <= 31) or (m.group("mon") or m.group("mon2") or "").lower() == "may" \
-                and not (m.group("mon") or m.group("mon2"))[0].isupper():
+        if range_month is None or not (1 <= d1 < d2 <= 31) or (month_word.lower() == "may" and not month_word[0].isupper()):
             continue
-        year = int(y) if y else None
+        year = int(range_year) if range_year else None
         mid = m.start("d2") if m.group("d2") else m.start("e2")
-        out.append(DateValue(m.start(), mid, text[m.start():mid].rstrip(" –-\u2013"), year, mon, d1))
-        out.append(DateValue(mid, m.end(), text[mid:m.end()], year, mon, d2))
+        out.append(DateValue(m.start(), mid, text[m.start():mid].rstrip(" –-\u2013"), year, range_month, d1))
+        out.append(DateValue(mid, m.end(), text[mid:m.end()], year, range_month, d2))
         taken.append((m.start(), m.end()))
     for pat in _PATTERNS:
         for m in pat.finditer(text):
