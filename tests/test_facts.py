@@ -2064,3 +2064,11 @@ def test_session16_record_fields_and_unit_keys():
     assert any(d.kind == "mismatch" for d in fc.differences), fc.differences
     fc = check_facts("max devices: 4", sentences(ctx), record="model: Alto; battery hours: 10; weight: 180 g")
     assert not any(d.kind == "mismatch" for d in fc.differences), fc.differences
+
+
+def test_session16_a_superlative_without_a_copula_is_checked_not_crashed():
+    # "most hikers" holds a superlative with no "is the ..." before it: the check once raised AttributeError there,
+    # and the pipeline reported the claim as not checked; the unit swap beside it must be named.
+    fc = check_facts("The coastal trail is 12 miles long, and most hikers finish it in about four hours.",
+                     sentences("The coastal trail is 12 km long and climbs 450 metres. Most hikers complete it in about four hours."))
+    assert any(d.slot == "unit" and d.kind == "mismatch" for d in fc.differences), fc.differences
