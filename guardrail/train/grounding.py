@@ -434,7 +434,11 @@ def export(args: argparse.Namespace) -> Path:
     axes = {k: {0: "batch", 1: "seq"} for k in feeds} | {"logits": {0: "batch"}}
     torch.onnx.export(model, example, str(fp32), input_names=list(feeds), output_names=["logits"],
                       dynamic_axes=axes, opset_version=17, dynamo=False)
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"])
+    # One scale per output channel of each weight matrix: a per-tensor scale let a few large weights of a longer
+    # trained model swamp the rest (P(supported) off by 0.065 on average against fp32 on 300 dev pairs, against
+    # 0.019 per channel), at the same size and speed.
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"],
+                     per_channel=True)
     with torch.no_grad():
         ref = torch.softmax(model(**{k: torch.from_numpy(v) for k, v in feeds.items()}).logits, -1).numpy()
     report = {}
