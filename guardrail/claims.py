@@ -45,6 +45,7 @@ from sentencex import get_sentence_boundaries
 from .citations import parse_markers, strip_markers
 from .types import Claim, UncheckedSpan
 from .text.quantities import UNITS
+from .text.terms import STOPWORDS
 
 __all__ = [
     "TextUnit",
@@ -920,8 +921,12 @@ def sentence_subject(text: str) -> str | None:
 
     found = names(text, known=None)
     if not found:
-        lead = re.match(r"\s*(?:the\s+)?([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)+)", text)
-        return lead.group(1) if lead else None
+        # (a product or a release named by a word and its number: "Release 3.8 adds ...", "Model 4 weighs ...")
+        lead = re.match(r"\s*(?:the\s+)?([A-Z][\w'’-]+(?:\s+(?:(?:of\s+)?[A-Z][\w'’-]+|\d+(?:\.\d+)*[A-Za-z]?\b(?![.,%]?\d|%)(?!\s+(?:million|billion|thousand|percent|per)\b)))+)",
+                        text)
+        if lead and lead.group(1).split()[0].lower() not in STOPWORDS:
+            return lead.group(1)
+        return None
     first = found[0]
     if len(text[: first.start].split()) <= 1:
         # "Acme Cloud's chief financial officer, Daniel Osei, told ...": the subject is the officer, named after.

@@ -449,8 +449,11 @@ def check_facts(
         _piece_polarity(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _piece_direction(claim, sents, out, conf)
+    # "it is compatible with macOS 11" after "Release 3.8 adds ...": a flip is read of the pronoun's referent.
+    lead = re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) if subject else None
+    resolved = subject + claim[lead.end():] if subject and lead else claim
     if not any(d.slot in _POLARITY for d in out.differences):
-        _site_flips(claim, sents, out, conf)
+        _site_flips(resolved, sents, out, conf)
     weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
     if not any(d.slot in _POLARITY for d in out.differences) or weak:
         # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the
@@ -512,7 +515,13 @@ def check_facts(
         _added_clause(claim, parsed, question or "", idf, out, conf)
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
-    _grade(claim, c_terms, sents, out, conf)
+    if _YES_NO_FIELD.fullmatch(claim):
+        # The field's value is its polarity: read against the key's words, it replaces the generic readings,
+        # which take the value "no" for a "not" somewhere in a looser paraphrase.
+        field = FactCheck()
+        if _yes_no_field(claim, sents, field, conf) is not None:
+            out.differences = [d for d in out.differences if d.slot != "negation"] + field.differences
+    _grade(resolved, c_terms, sents, out, conf)
     return out
 
 
@@ -529,8 +538,8 @@ def _grade(claim: str, c_terms: set[str], sents, out: FactCheck, conf) -> None:
     foiled," said the President' copies '"An attack has been foiled," he said' piece for piece, though
     the sentences share only two thirds of their words."""
     for i, d in enumerate(out.differences):
-        if d.kind != "mismatch" or d.evidence_span is None:
-            continue
+        if d.kind != "mismatch" or d.evidence_span is None or d.grade is not None:
+            continue  # (a finding graded where it was found keeps its grade)
         span = d.evidence_span
         sent = next((p for _, s, p in sents if s[0] == span.evidence_id and s[1] <= span.start and span.end <= s[2]), None)
         if sent is None:
@@ -2202,6 +2211,49 @@ def _added_clause(claim: str, parsed: Sequence[_Parsed], question: str, idf, out
 # -- a field's value the context never uses ------------------------------------------------------------
 _NO_VALUE = frozenset({"yes", "no", "not known", "true", "false", "null", "none", "n/a", "unknown"})
 
+#: A yes/no field of a structured answer as its statement reads ("breakfast included: no", ``structured``).
+_YES_NO_FIELD = re.compile(r"\s*(?P<key>[^:\n]{2,80}?):\s*(?P<value>yes|no)\s*", re.I)
+#: A key word made its own opposite by a prefix: "non-refundable", "non-smoking".
+_NON_PREFIX = re.compile(r"\bnon-?(?=\w)", re.I)
+
+
+def _yes_no_field(claim: str, sents, out: FactCheck, conf) -> bool | None:
+    """A yes/no field said the other way by the evidence that states its key's words: "breakfast included: no"
+    against "Breakfast is included in the rate", "pets allowed: yes" against "Pets are not allowed".
+
+    Why apart: the field's statement has no "not" for the polarity checks to compare, its value *is* the
+    polarity; and the key's words are the whole claim, so the evidence piece holding them all is the fact it
+    states. Silent where pieces state the key both ways, under a condition ("if you book direct, breakfast is
+    included") or of a part ("some rooms include breakfast")."""
+    m = _YES_NO_FIELD.fullmatch(claim)
+    if not m:
+        return None
+    key = _parse(m.group("key")).term_set
+    if not key:
+        return None
+    says_yes = m.group("value").lower() == "yes"
+    found: list[tuple[EvidenceSentence, bool]] = []
+    for _, s, p in sents:
+        text = lexicon.without_non_negations(p.text)
+        for a, b in _pieces(text):
+            if not key <= _piece_terms(p, a, b):
+                continue
+            piece = text[a:b]
+            if _SITE_CONDITION.search(text) or _UNLESS.search(text) \
+                    or any(rank in (1, 2) for rank, _, _ in lexicon.quantifiers(piece)):
+                return None
+            found.append((s, lexicon.negated(piece) or bool(_NON_PREFIX.search(piece))))
+    if not found or len({denied for _, denied in found}) != 1:
+        return None
+    if found[0][1] != says_yes:
+        return True  # the evidence states the field's way: what the value says is verified
+    s = found[0][0]
+    out.differences.append(Difference(
+        slot="negation", claim_value=claim.strip(), evidence_value=s[3].strip(), evidence_span=_span(s),
+        confidence=conf.get("negation:site", UNMEASURED_PRIOR), alignment=1.0, grade="same_words"))
+    return False
+
+
 
 def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: FactCheck, conf) -> None:
     """A structured answer's field (its statement "allergies: sulfonamides") about a slot the context names
@@ -3740,6 +3792,9 @@ def _site_after(terms, pos: int, end: int) -> tuple[str, ...]:
 
 
 
+_BRACKETED = re.compile(r"\s?\([^()]{1,40}\)")
+
+
 def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:
     return list(_negated_sites_of(p.text))
 
@@ -3752,7 +3807,8 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
     out: on RAGTruth those were nearly all instructions and asides, not the statement a claim flips.
     Cached by the sentence: every claim against a context reads its sentences' sites."""
     p = _parse(sentence)
-    text = lexicon.without_non_negations(p.text)
+    # (a bracketed aside does not part the subject from its verb: "The Lite (1.4 kg) does not include a footprint")
+    text = _BRACKETED.sub(lambda m: " " * len(m.group(0)), lexicon.without_non_negations(p.text))
     out = []
     for m in sorted([*_SITE_CUE.finditer(text), *_SITE_NO.finditer(text)], key=lambda x: x.start()):
         if _SITE_CONDITION.search(text[: m.start()]) or _UNLESS.search(text[m.end():]):
@@ -3813,18 +3869,20 @@ def _direction_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
 
 
 def _shares_subject(c: _Parsed, e: _Parsed, site: Iterable[str]) -> bool:
-    """The two sentences share a content word besides the site's: they speak of the same thing."""
+    """The two sentences share a content word besides the site's, or a figure: they speak of the same thing
+    ("Release 3.8 is compatible with macOS 11" / "Release 3.8 is not compatible with macOS 11")."""
     rest = set(site)
-    return bool((c.term_set - rest) & (e.term_set - rest))
+    return bool((c.term_set - rest) & (e.term_set - rest)) or bool(_anchors(c) & _anchors(e))
 
 
 def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
     """A negation or a direction said of the very words the evidence says the other way (see above); silent
-    when any evidence sentence also states the claim's way."""
-    c = _parse(claim)
+    when any evidence sentence also states the claim's way. Phrases that say one verb are read as it
+    ("comes with a footprint" / "does not include a footprint": ``lexicon.one_verb``)."""
+    c = _parse(lexicon.one_verb(claim))
     c_neg = set(_negated_sites(c))
     c_dirs = _direction_sites(c)
-    parsed = [(s, p) for _, s, p in sents]
+    parsed = [(s, p if lexicon.one_verb(p.text) == p.text else _parse(lexicon.one_verb(p.text))) for _, s, p in sents]
     e_neg = [(s, p, site) for s, p in parsed for site in _negated_sites(p)]
     for s, p, site in e_neg:  # the evidence negates what the claim affirms
         if site not in c_neg and _affirmed(c, site) and _shares_subject(c, p, site) \
@@ -4059,6 +4117,7 @@ def _same_site(claim: str, e_text: str, slot: str) -> bool:
     """Is a negation or direction finding between these two a flip of the very same words (``_site_flips``)?"""
     c, e = _parse(claim), _parse(e_text)
     if slot == "negation":
+        c, e = _parse(lexicon.one_verb(claim)), _parse(lexicon.one_verb(e_text))
         return any(_affirmed(c, site) and site not in _negated_sites(c) for site in _negated_sites(e))
     if slot == "modality":
         e_mod = _modal_sites(e)

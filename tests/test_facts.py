@@ -2072,3 +2072,63 @@ def test_session16_a_superlative_without_a_copula_is_checked_not_crashed():
     fc = check_facts("The coastal trail is 12 miles long, and most hikers finish it in about four hours.",
                      sentences("The coastal trail is 12 km long and climbs 450 metres. Most hikers complete it in about four hours."))
     assert any(d.slot == "unit" and d.kind == "mismatch" for d in fc.differences), fc.differences
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("late checkout: yes", "Late checkout is not available on weekends or weekdays."),
+    ("shuttle included: no", "An airport shuttle is included for every guest staying three nights."),
+    ("deposit refundable: yes", "Please note that the security deposit is non-refundable."),
+])
+def test_session17_a_yes_no_field_said_the_other_way_is_a_mismatch(claim, context):
+    flagged, fc = _flagged(claim, context)
+    assert flagged, fc.differences
+    assert [d.slot for d in fc.differences if d.kind == "mismatch"] == ["negation"]
+    assert fc.differences[-1].claim_value == claim
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("late checkout: no", "Late checkout is not available on weekends or weekdays."),
+    ("shuttle included: yes", "An airport shuttle is included for every guest staying three nights."),
+    # a condition or a part: the evidence does not say the field either way
+    ("parking included: no", "Parking is included when you book through the hotel website."),
+    ("sea view: no", "Some rooms have a sea view; others face the garden."),
+    # the key's words not all in one piece of the evidence
+    ("smoking allowed: no", "This is a non-smoking property with a garden."),
+])
+def test_session17_a_yes_no_field_the_evidence_agrees_with_or_leaves_open_passes(claim, context):
+    flagged, fc = _flagged(claim, context)
+    assert not flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a phrase that says "includes", either way round, with a bracketed aside between subject and verb
+    ("The Aero 3 kettle comes with a limescale filter.",
+     "The Aero 3 kettle (1.7 litres) does not include a limescale filter; filters are sold in packs of two."),
+    ("The starter kit includes a charging cable.", "The starter kit does not come with a charging cable."),
+])
+def test_session17_a_phrase_for_includes_flipped_is_a_negation(claim, context):
+    flagged, fc = _flagged(claim, context)
+    assert flagged, fc.differences
+    assert any(d.slot == "negation" for d in fc.differences)
+
+
+def test_session17_a_pronoun_claim_is_read_of_the_release_it_follows():
+    answer = "Version 5.2 adds a dark mode. It supports Windows 7, so you can install it there."
+    context = "Version 5.2 adds a dark mode for all windows. Version 5.2 does not support Windows 7 or older systems."
+    claims = SentenceClaimExtractor().extract(answer)
+    assert claims[-1].subject == "Version 5.2"
+    flagged, fc = _flagged(claims[-1].text, context, subject=claims[-1].subject)
+    assert flagged, fc.differences
+    # the same claim where the context says it the claim's way
+    ok, fc = _flagged(claims[-1].text, "Version 5.2 adds a dark mode. Version 5.2 supports Windows 7 and later.",
+                      subject=claims[-1].subject)
+    assert not ok, fc.differences
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("The Aero 3 kettle comes with a limescale filter.", "The Aero 3 kettle includes a limescale filter."),
+    ("The beans come from a single farm in Huila.", "The beans come from a single farm in Huila and are roasted weekly."),
+])
+def test_session17_a_phrase_for_includes_said_the_same_way_passes(claim, context):
+    flagged, fc = _flagged(claim, context)
+    assert not flagged, fc.differences

@@ -618,3 +618,20 @@ def action(word: str) -> str:
 
 
 __all__ += ["action"]
+
+
+# -- one verb for a phrase that says the same ---------------------------------------------------------------
+#: Phrases a product or offer description uses for "includes": "comes with a footprint" states what "includes
+#: a footprint" states, and "does not come with" what "does not include" denies.
+_INCLUDES = re.compile(r"\b(?:(?:comes?|came|coming|ships?|shipped|shipping)\s+with|"
+                       r"(?:is|are|was|were|be|been|being|comes?|came)\s+(?:supplied|equipped|fitted|bundled|packaged|"
+                       r"provided)\s+with)\b", re.I)
+
+
+def one_verb(text: str) -> str:
+    """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, so the
+    checks that compare the very words two sentences state the other way read them as one verb."""
+    return _INCLUDES.sub("includes", text)
+
+
+__all__ += ["one_verb"]
