@@ -450,8 +450,8 @@ def check_facts(
     if not any(d.slot in _POLARITY for d in out.differences):
         _piece_direction(claim, sents, out, conf)
     # "it is compatible with macOS 11" after "Release 3.8 adds ...": a flip is read of the pronoun's referent.
-    lead = re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) if subject else None
-    resolved = subject + claim[lead.end():] if subject and lead else claim
+    pronoun = re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) if subject else None
+    resolved = subject + claim[pronoun.end():] if subject and pronoun else claim
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_flips(resolved, sents, out, conf)
     weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
