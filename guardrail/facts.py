@@ -4712,8 +4712,25 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
     units") that the claim drops or says is not needed ("without asking the landlord", "on all units").
     A mismatch found already stands, unless it is one too weak to flag by itself (a "without" read as a
     negation)."""
-    if lexicon.condition_cues(claim) or any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
         return
+    strong = lexicon.condition_cues(claim)
+    if strong or lexicon.condition_cues(claim, strong=False):
+        # A condition of one clause is not the other's: "... covers a battery replacement, and accidental damage
+        # is excluded unless you bought CarePlus" keeps the second clause's condition and may drop the first's.
+        parts = [claim[a:b] for a, b in clauses(claim)]
+        for part in parts if len(parts) > 1 else ():
+            if lexicon.condition_cues(part) or lexicon.condition_cues(part, strong=False):
+                continue
+            p_terms = set(_parse(part).term_set)
+            idf = _idf(p_terms, [p for _, _, p in sents])
+            scores = [_coverage(p_terms, p.term_set, idf) for _, _, p in sents]
+            for k in sorted((k for k in range(len(sents)) if scores[k] >= 0.5), key=lambda k: -scores[k])[:3]:
+                _conditions(part, p_terms, sents, [k], out, conf)
+                if any(d.slot == "condition" for d in out.differences):
+                    return
+        if strong:
+            return
     # (the sentence it aligns to best, or, for a claim that says it holds unconditionally, any it aligns to:
     # "... whether or not anyone signs it off; ... exempt from the cap" against "... only if approved")
     for k in (list(dict.fromkeys(support[:1] + near))[:4] if _NO_CONDITION.search(claim) else support[:1]):
@@ -4738,7 +4755,13 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
         # (a requirement to show something, by its own words: "a discount with a valid student ID" repeats "students")
         shown = cue.startswith(("with", "on ", "upon"))
-        mentions_cond = bool(((cond_all - main_terms or cond_all) if shown else cond_all) & (c_terms | _anchors(_parse(claim))))
+        # (what the condition is about, by its first words beside the main clause's: "only if the battery's
+        # capacity falls below 80% ... within the warranty period" is about capacity, not the warranty)
+        head = [t if t[0].isdigit() else _fold(t) for t, _ in cond.terms]
+        head = [t for t in head if t not in main_terms][:3] if not shown else []
+        said = c_terms | _anchors(_parse(claim))
+        mentions_cond = bool(((cond_all - main_terms or cond_all) if shown else cond_all) & said) \
+            and (not head or bool(set(head) & said))
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):

@@ -2132,3 +2132,31 @@ def test_session17_a_pronoun_claim_is_read_of_the_release_it_follows():
 def test_session17_a_phrase_for_includes_said_the_same_way_passes(claim, context):
     flagged, fc = _flagged(claim, context)
     assert not flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, context", [
+    # a clause drops its condition while another clause keeps its own
+    ("The Corsa plan refunds your deposit, and late fees are waived if you pay by direct debit.",
+     "The Corsa plan refunds the deposit only if the car is returned undamaged. Late fees are waived if you pay by "
+     "direct debit."),
+    # the condition's own words, not the main clause's repeated inside it, say whether the claim keeps it
+    ("Screen repairs are covered by the two-year plan.",
+     "Screen repairs are covered only if the crack appeared during normal use within the plan's two years."),
+])
+def test_session17_a_dropped_condition_is_found_clause_by_clause(claim, context):
+    flagged, fc = _flagged(claim, context)
+    assert flagged, fc.differences
+    assert any(d.slot == "condition" for d in fc.differences)
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("The Corsa plan refunds your deposit if the car comes back undamaged, and late fees are waived if you pay by "
+     "direct debit.",
+     "The Corsa plan refunds the deposit only if the car is returned undamaged. Late fees are waived if you pay by "
+     "direct debit."),
+    ("Screen repairs are covered when the crack appeared during normal use.",
+     "Screen repairs are covered only if the crack appeared during normal use within the plan's two years."),
+])
+def test_session17_a_condition_the_claim_keeps_passes(claim, context):
+    flagged, fc = _flagged(claim, context)
+    assert not flagged, fc.differences
