@@ -472,7 +472,6 @@ def check_facts(
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
         if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
             _swapped(claim, a_text, aligned_sent, out, conf)
-    _objects_swapped(claim, sents, out, conf)
     # (the names of an aside between commas are not the verb's: "Glen Crisps, the Perth snack maker, bought ...")
     asides = [(m.start(), m.end()) for m in _COMMA_ASIDE.finditer(claim)]
     parties = [n for n in c_names if not any(a <= n.start < b for a, b in asides)]
@@ -3481,52 +3480,6 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             if moved_right and moved_left:
                 _add_role(claim, e_text, sent, a_text, out, conf)
                 return
-
-
-def _objects_swapped(claim: str, sents, out: FactCheck, conf) -> None:
-    """Two acts whose participants changed places, which :func:`_swapped` (one word both sides use once, its
-    neighbours moved across it) misses when a participant is named twice or the acts are far apart: "refunds the
-    seller and then recovers the amount from the buyer" against "refunds the buyer immediately and then recovers
-    the amount from the seller's next payout".
-
-    Each act is a word both sides use exactly once ("refund", "amount"); what it bears on are the shared words
-    right after it (two on the claim's side, three on the evidence's). One participant after the first act in
-    the claim and after the second in the evidence, another the other way round, and neither after the same act
-    on both sides: a swap. Read only where the claim's piece and the evidence sentence say the same thing (five
-    shared words, 3/4 of the piece's) with the acts in the same order, in the same voice."""
-    if any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences) or _LABELLED.match(claim):
-        return
-    for a, b in _pieces(claim):
-        piece = claim[a:b]
-        c_seq = [(_acted(t), q) for t, q in terms_with_offsets(piece) if not t[0].isdigit() and t not in _SCALE_TERMS]
-        c_set = {t for t, _ in c_seq}
-        if len(c_set) < 5:
-            continue
-        for _, sent, p in sents:
-            e_text = p.text
-            e_seq = [(_acted(t), q) for t, q in terms_with_offsets(e_text) if not t[0].isdigit() and t not in _SCALE_TERMS]
-            shared = c_set & {t for t, _ in e_seq}
-            if len(shared) < 5 or _coverage(c_set, shared) < STRONG_ALIGNMENT or _converse(piece, e_text):
-                continue
-            c_words, e_words = [t for t, _ in c_seq], [t for t, _ in e_seq]
-            acts = [t for t in dict.fromkeys(c_words) if c_words.count(t) == 1 and e_words.count(t) == 1]
-
-            def following(words: list[str], act: str, n: int) -> set[str]:
-                i = words.index(act)
-                return {t for t in words[i + 1: i + 1 + n] if t in shared and t != act}
-
-            c_next = {x: following(c_words, x, 2) for x in acts}
-            e_next = {x: following(e_words, x, 3) for x in acts}
-            for i, x in enumerate(acts):
-                for y in acts[i + 1:]:
-                    if (c_words.index(x) < c_words.index(y)) != (e_words.index(x) < e_words.index(y)):
-                        continue  # the acts in another order: another sentence shape, not a swap
-                    there = (c_next[x] & e_next[y]) - e_next[x] - {x, y}
-                    back = (c_next[y] & e_next[x]) - e_next[y] - {x, y}
-                    if there and back and there.isdisjoint(back) \
-                            and _passive_at(piece, c_seq[c_words.index(x)][1]) == _passive_at(e_text, e_seq[e_words.index(x)][1]):
-                        _add_role(piece, e_text, sent, e_text, out, conf)
-                        return
 
 
 def _passive_at(text: str, pos: int) -> bool:
