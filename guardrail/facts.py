@@ -425,6 +425,8 @@ def check_facts(
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
         for n in dict.fromkeys(out.names_missing):
+            if subject and n == subject and subject not in claim:
+                continue  # the referent of the claim's pronoun is checked in the claim that names it ("Passage 2 ...")
             # A name of two or more words none of which the evidence or the question uses ("Tim Roth" put into
             # a review summary) is far more often made up than a single unknown word ("Yelp"): measured apart.
             toks = name_tokens(n)
@@ -4755,13 +4757,7 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
         # (a requirement to show something, by its own words: "a discount with a valid student ID" repeats "students")
         shown = cue.startswith(("with", "on ", "upon"))
-        # (what the condition is about, by its first words beside the main clause's: "only if the battery's
-        # capacity falls below 80% ... within the warranty period" is about capacity, not the warranty)
-        head = [t if t[0].isdigit() else _fold(t) for t, _ in cond.terms]
-        head = [t for t in head if t not in main_terms][:3] if not shown else []
-        said = c_terms | _anchors(_parse(claim))
-        mentions_cond = bool(((cond_all - main_terms or cond_all) if shown else cond_all) & said) \
-            and (not head or bool(set(head) & said))
+        mentions_cond = bool(((cond_all - main_terms or cond_all) if shown else cond_all) & (c_terms | _anchors(_parse(claim))))
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
