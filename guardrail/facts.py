@@ -4005,7 +4005,7 @@ _MODAL_CUE = re.compile(
     r"(?:is|are|['\u2019]re|be)\s+(?:required|obliged|allowed|permitted|not\s+required|encouraged|advised|recommended)\s+to|"
     r"ha(?:s|ve)\s+to|needs?\s+to|"
     r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
-    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
+    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
     r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b)", re.I)
 
 
@@ -4069,9 +4069,10 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
     theirs = [(s, t, cls, w) for _, s, p in sents for t, cls, w in _modal_topics(p.text)]
     for topic, cls, w in mine:
         def fit(t: frozenset[str], topic: frozenset[str] = topic) -> int:
-            # (three words at least: two ("friend", "profile") tie acts of one page that differ)
+            # (three words at least: two ("friend", "profile") tie acts of one page that differ; or all the words
+            # of a short subject the evidence's cue bears on: "Travel insurance is strongly recommended")
             shared = len(topic & t)
-            return shared if shared >= 3 and shared >= 0.5 * len(topic) else 0
+            return shared if (shared >= 3 and shared >= 0.5 * len(topic)) or (shared == len(t) >= 2) else 0
         matched = sorted(((fit(t), s, ecls, ew) for s, t, ecls, ew in theirs if fit(t)), key=lambda x: -x[0])
         if not matched or any(ecls == cls for _, _, ecls, _ in matched):
             continue

@@ -2157,3 +2157,11 @@ def test_session17_a_dropped_condition_is_found_clause_by_clause(claim, context)
 def test_session17_a_condition_the_claim_keeps_passes(claim, context):
     flagged, fc = _flagged(claim, context)
     assert not flagged, fc.differences
+
+
+def test_session17_a_duty_against_advice_on_a_short_subject_is_a_modality_error():
+    context = "Bike helmets are strongly recommended on the guided trail ride. Riders must be at least 14 years old."
+    flagged, fc = _flagged("You are required to wear a bike helmet on the guided trail ride.", context)
+    assert flagged and any(d.slot == "modality" for d in fc.differences), fc.differences
+    ok, fc = _flagged("Wearing a bike helmet is strongly recommended on the guided trail ride.", context)
+    assert not ok, fc.differences
