@@ -3055,6 +3055,8 @@ _APPOSITION_PARTY = re.compile(r"\b(?i:the|a|an|its|their|our|his|her)\s+(?:[\w'
                                r"([A-Z][\w.'\u2019\-]*(?:\s+[A-Z][\w.'\u2019\-]*){0,3}),\s*$")
 
 
+_NAME_TITLE_PARTY = re.compile(r"(?:^|[,;:]\s*|\b(?:and|but|while|whereas)\s+)((?:[A-Z][\w.'\u2019\-]*\s+){1,3}[A-Z][\w.'\u2019\-]*),"
+                               r"\s*((?:the\s+)?[A-Z][^,;]{1,60}),\s*$")
 _RELATIVE_TAIL = re.compile(r",\s*(?:who|which|whose)\b[^,]*,?\s*$", re.I)
 
 
@@ -3084,7 +3086,9 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             # A name set off by commas after its role ("the council's transport lead, Mark Elwood, argued") is the
             # party; any other empty piece before the verb names no one.
             appos = _APPOSITION_PARTY.search(who_text)
-            who_text = appos.group(1) if appos else re.split(
+            # (or a name with its title set off after it: "Dr Priya Nair, Director of Public Health, called")
+            titled = None if appos else _NAME_TITLE_PARTY.search(who_text)
+            who_text = appos.group(1) if appos else f"{titled.group(1)} {titled.group(2)}" if titled else re.split(
                 r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
             # (six words at most, eight for a named party: "Dr Hannah Price of Imperial College London")
             limit = 8 if names(who_text) else 6

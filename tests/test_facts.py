@@ -2165,3 +2165,12 @@ def test_session17_a_duty_against_advice_on_a_short_subject_is_a_modality_error(
     assert flagged and any(d.slot == "modality" for d in fc.differences), fc.differences
     ok, fc = _flagged("Wearing a bike helmet is strongly recommended on the guided trail ride.", context)
     assert not ok, fc.differences
+
+
+def test_session17_a_quote_given_to_the_party_whose_title_follows_their_name_elsewhere_is_misattributed():
+    context = ("Bus fares rise by 8% in April. Maria Lopez, Head of Transport, called the rise 'unavoidable after "
+               "two years of frozen fares'. Councillor Ben Ade said he would vote against the budget.")
+    flagged, fc = _flagged("Councillor Ben Ade called the 8% rise 'unavoidable after two years of frozen fares'.", context)
+    assert flagged and any(d.slot == "attribution" for d in fc.differences), fc.differences
+    ok, fc = _flagged("Maria Lopez called the 8% rise 'unavoidable after two years of frozen fares'.", context)
+    assert not ok, fc.differences
