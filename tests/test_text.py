@@ -168,3 +168,17 @@ def test_flips_leave_fixed_phrases_and_contractions_alone():
     assert flips("the most popular dish, at least some 200 people, higher education", "quantifier") == []
     assert flips("It may be late; you can't park; a well-known, long-term plan", "modality") == []
     assert flips("higher education", "relation") == []
+
+
+def test_session17_pence_keep_their_decimals_and_a_rise_to_a_value_is_no_bound():
+    from guardrail.text.quantities import parse_quantities
+
+    (q,) = parse_quantities("the daily charge goes up to 55.4p per day")
+    assert (round(q.value, 4), q.dimension, q.bound, q.rate) == (0.554, "currency:GBP", None, "day")
+    (q,) = parse_quantities("Fares rose to 3.5p a mile.")
+    assert round(q.value, 4) == 0.035
+    # a limit stays a limit
+    (q,) = parse_quantities("Calls cost up to 9.5p a minute.")
+    assert q.bound == "max" and round(q.value, 4) == 0.095
+    (q,) = parse_quantities("The tank holds up to 5 litres.")
+    assert q.bound == "max"

@@ -216,7 +216,9 @@ _MONTH_NEAR = re.compile(
 _YEARLIKE = re.compile(r"(?:1[5-9]\d\d|20\d\d)")
 _RANGE_SEP = re.compile(r"\s*(?:-|–|—|to|and)\s*$", re.IGNORECASE)
 _QUALIFIED_SPAN = re.compile(r"\s+([A-Za-z]+)\s+(days?|weeks?|months?|years?|hours?|minutes?|nights?)\b", re.I)
-_ADDS_UP = re.compile(r"\b(?:add|adds|added|adding|sum|sums|summed|come|comes|came|coming|tot|tots|totted|totals?)\s+$", re.I)
+_ADDS_UP = re.compile(r"\b(?:add|adds|added|adding|sum|sums|summed|come|comes|came|coming|tot|tots|totted|totals?|"
+                      # a rise to a new value: "the charge goes up to 55.4p", "fares went up to £3"
+                      r"go|goes|went|gone|going|rise|rises|rose|risen|rising|climbs?|climbed|jumps?|jumped)\s+$", re.I)
 _BOUND_KIND = {
     "up to": "max", "at most": "max", "no more than": "max", "not more than": "max", "a maximum of": "max",
     "maximum of": "max", "max": "max", "max.": "max", "under": "lt", "less than": "lt", "fewer than": "lt",
@@ -468,7 +470,8 @@ def parse_quantities(text: str) -> list[Quantity]:
     if "illion" in text or "housand" in text:
         extra += _shares_of_scale(text)
     if "p" in text:
-        extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end for q in out)]
+        # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
+        extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end and q.dimension for q in out)]
     if _ORDINAL.search(text) or ("th" in text and _ORDINAL_WORD.search(text)):
         extra += sorted(_ordinals(text), key=lambda q: q.start)
     if extra:
@@ -686,7 +689,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
         bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
         bound = _BOUND_KIND.get(bound_raw)
         if bound_raw == "up to" and _ADDS_UP.search(text[max(0, m.start() - 12):m.start()]):
-            bound = None  # "adds up to $180", "comes up to 40 hours": a total, not a limit
+            bound = None  # "adds up to $180", "comes up to 40 hours", "goes up to 55.4p": a total or a new value
         if bound is None and (m.group("plus") or text[end:end + 1] == "+"):
             bound = "min"  # "20+ years": at least 20
         elif bound is None and not m.group("bound"):
