@@ -41,7 +41,7 @@ from itertools import chain, combinations, islice, takewhile
 from typing import NamedTuple
 
 from .text import lexicon
-from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times
+from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
@@ -1807,6 +1807,10 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
         if conflict is None and any(d.compatible(e) and not d.conflicts(e) for _, _, p in sents for e in p.dates):
             out.dates_matched += 1  # stated in a sentence the claim aligns to less well, and contradicted nowhere near
             continue
+        if conflict is None and d.weekday is not None and d.day is None and d.month is None and d.year is None \
+                and any(d.weekday in weekdays_in_ranges(p.text) for _, _, p in sents):
+            out.dates_matched += 1  # "Wednesday" inside "From Tuesday to Friday"
+            continue
         out.dates_unmatched.append(d.text)
         if conflict:
             k, e = conflict
@@ -1814,8 +1818,17 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
                                               evidence_span=_span(sents[k][1], e.start - 0, e.end), confidence=conf["date"]))
         elif not any(d.compatible(e) for _, _, p in sents for e in p.dates):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=d.text, confidence=conf["value"]))
-    for t in c.times:
+    day_times = _weekday_times(c, sents)
+    for i, t in enumerate(c.times):
         out.dates += 1
+        if day_times and not any(t.same(e) for _, e in day_times):
+            # "Sunday: 11:00–17:00" against "... on Saturdays 10:00–18:00, and on Sundays 11:00–16:00": the times
+            # of the claim's one weekday are the ones its own piece gives, not any in the sentence.
+            k, e = day_times[min(i, len(day_times) - 1)]
+            out.dates_unmatched.append(t.text)
+            out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
+            continue
         hit = next(((k, e) for k in near for e in sents[k][2].times if t.same(e)), None)
         if hit is None:
             # Stated in a sentence the claim aligns to less well that shares its words ("As of this summer, it
@@ -1880,6 +1893,28 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
 
 
 _SPAN_DASH = re.compile(r"\s*(?:-|\u2013|\u2014|to|until|till)\s*", re.I)
+
+
+def _weekday_times(c: _Parsed, sents) -> list[tuple[int, TimeValue]]:
+    """The clock times the evidence gives for the claim's one weekday, where a piece of a sentence names that day
+    alone with its times ("and on Sundays 11:00–16:00"); empty when the claim names no weekday, or several, or the
+    evidence keys no times to it (a range, "Tuesday to Friday", names two days: no piece of one)."""
+    days = {d.weekday for d in c.dates if d.weekday is not None}
+    if len(days) != 1 or not c.times or any(d.day is not None or d.month is not None for d in c.dates) \
+            or re.search(r"\b(?:earlier|later|before|after|ahead)\b", c.text, re.I):
+        return []  # (a time worked out from another, "closes an hour earlier, at 3pm", is the shifted-time check's)
+    (day,) = days
+    out = []
+    for k, (_, _, p) in enumerate(sents):
+        if not p.times:
+            continue
+        # (pieces between commas and semicolons: a clock time's colon parts nothing)
+        bounds = [0] + [x for m in _COMMA_PIECE.finditer(p.text) for x in (m.start(), m.end())] + [len(p.text)]
+        for a, b in zip(bounds[::2], bounds[1::2]):
+            named = {d.weekday for d in p.dates if a <= d.start < b and d.weekday is not None}
+            if named == {day}:
+                out += [(k, e) for e in p.times if a <= e.start < b]
+    return out
 
 
 #: A line of a flattened record ("review_date: 2014-11-29"): its keys repeat on every record, so two of a claim's

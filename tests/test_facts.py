@@ -2174,3 +2174,16 @@ def test_session17_a_quote_given_to_the_party_whose_title_follows_their_name_els
     assert flagged and any(d.slot == "attribution" for d in fc.differences), fc.differences
     ok, fc = _flagged("Maria Lopez called the 8% rise 'unavoidable after two years of frozen fares'.", context)
     assert not ok, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Saturday: 09:00–14:00", True),       # the Saturday piece says 09:00–13:00
+    ("On Saturdays the pool is open 09:00–13:00.", False),
+    ("Thursday: 06:30–21:00", False),      # inside "Monday to Friday"
+    ("On Sundays the sauna closes two hours earlier, at 16:00.", False),
+])
+def test_session17_times_are_read_in_the_piece_of_the_claims_weekday(claim, flag):
+    context = ("The pool is open 06:30–21:00 Monday to Friday, on Saturdays 09:00–13:00, and on Sundays 10:00–18:00. "
+               "Lane swimming ends at 09:00 every day.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["DateValue", "TimeValue", "parse_dates", "parse_times", "numeric_date_order", "MONTHS", "WEEKDAYS"]
+__all__ = ["DateValue", "TimeValue", "parse_dates", "parse_times", "numeric_date_order", "MONTHS", "WEEKDAYS",
+           "weekdays_in_ranges"]
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december"]
@@ -187,6 +188,20 @@ def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
         if free(m.start(), m.end()):
             out.append(DateValue(m.start(), m.end(), m.group(0), weekday=WEEKDAYS.index(m.group(1).lower())))
     return sorted(out, key=lambda d: d.start)
+
+
+_WEEKDAY_RANGE = re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\s*(?:to|through|thru|until|till|[-\u2013\u2014])\s*("
+                            + "|".join(WEEKDAYS) + r")s?\b", re.I)
+
+
+def weekdays_in_ranges(text: str) -> frozenset[int]:
+    """The weekdays (0 = Monday) inside the ranges of ``text``: "Tuesday to Friday" holds Wednesday and Thursday,
+    "Friday–Monday" the weekend."""
+    out: set[int] = set()
+    for m in _WEEKDAY_RANGE.finditer(text):
+        a, b = WEEKDAYS.index(m.group(1).lower()), WEEKDAYS.index(m.group(2).lower())
+        out.update((a + i) % 7 for i in range((b - a) % 7 + 1))
+    return frozenset(out)
 
 
 _TIME = re.compile(
