@@ -1811,6 +1811,15 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
                 and any(d.weekday in weekdays_in_ranges(p.text) for _, _, p in sents):
             out.dates_matched += 1  # "Wednesday" inside "From Tuesday to Friday"
             continue
+        if conflict is None and None not in (d.day, d.month, d.year):
+            # A full date the context never states, one part away from one it does state in the sentences the
+            # claim aligns to ("reopens on 14 May 2025" against "reopen to the public on 14 March 2025"): an edit of
+            # that date, whichever of them sits by the claim's words.
+            edits = [(k, e) for k in dict.fromkeys(list(support) + list(near)) for e in sents[k][2].dates
+                     if None not in (e.day, e.month, e.year) and d.conflicts(e)
+                     and sum((d.day != e.day, d.month != e.month, d.year != e.year)) == 1]
+            if edits:
+                conflict = max(edits, key=lambda x: _slot_fit(c, sents[x[0]][2].text, x[1].start, x[1].end))
         out.dates_unmatched.append(d.text)
         if conflict:
             k, e = conflict

@@ -2187,3 +2187,15 @@ def test_session17_times_are_read_in_the_piece_of_the_claims_weekday(claim, flag
                "Lane swimming ends at 09:00 every day.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+def test_session17_a_full_date_one_part_away_from_the_contexts_is_a_date_mismatch():
+    context = ("Enrolment opens on 3 February 2026 and closes on 27 February 2026. Classes begin on 9 March 2026; "
+               "the open day is on 3 March 2026.")
+    flagged, fc = _flagged("Enrolment closes on 27 March 2026, and classes begin on 9 March 2026.", context)
+    assert flagged and [d.slot for d in fc.differences if d.kind == "mismatch"] == ["date"], fc.differences
+    flagged, fc = _flagged("The enrolment period ends 27 March 2026.", context)
+    assert flagged and [(d.slot, d.evidence_value) for d in fc.differences if d.kind == "mismatch"] == \
+        [("date", "27 February 2026")], fc.differences
+    ok, fc = _flagged("Enrolment closes on 27 February 2026, and classes begin on 9 March 2026.", context)
+    assert not ok, fc.differences
