@@ -628,6 +628,7 @@ _INCLUDES = re.compile(r"\b(?:(?:comes?|came|coming|ships?|shipped|shipping)\s+w
                        r"provided)\s+with)\b", re.I)
 
 
+@functools.lru_cache(maxsize=16384)  # read for every evidence sentence of every claim's negation sites
 def one_verb(text: str) -> str:
     """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, so the
     checks that compare the very words two sentences state the other way read them as one verb."""
