@@ -3881,10 +3881,7 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
     subject, words_ = _fold(site[0]), tuple(_fold(w) for w in site[1:])
     seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
     for i in range(len(seq) - len(words_) + 1):
-        # (a modifier between the two may differ: "eligible for the cycle-to-work scheme" states "eligible for the
-        # scheme")
-        if seq[i][0] == words_[0] and all(w in [t for t, _ in seq[i + 1:i + 4]] for w in words_[1:]) \
-                and any(t == subject for t, _ in seq[:i]):
+        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject for t, _ in seq[:i]):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
             if re.match(r"\s*(?:which|who|whom|that)\b", p.text[a:q], re.I) \

@@ -2199,14 +2199,3 @@ def test_session17_a_full_date_one_part_away_from_the_contexts_is_a_date_mismatc
     assert flagged and [d.slot for d in fc.differences if d.kind == "mismatch"] == ["date"], fc.differences
     ok, fc = _flagged("Enrolment closes on 27 February 2026, and classes begin on 9 March 2026.", context)
     assert not ok, fc.differences
-
-
-def test_session17_a_negation_flipped_around_a_modifier_the_claim_adds_is_caught():
-    context = ("Staff can claim a travel discount after joining. Trainees in their first month are not eligible for "
-               "the discount. Claim forms are available from reception on weekdays.")
-    flagged, fc = _flagged("Trainees who are still in their first month are eligible for the staff travel discount, and "
-                           "claim forms are available from reception.", context)
-    assert flagged and any(d.slot == "negation" for d in fc.differences), fc.differences
-    ok, fc = _flagged("Trainees who are still in their first month are not eligible for the staff travel discount.",
-                      context)
-    assert not ok, fc.differences
