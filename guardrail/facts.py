@@ -41,7 +41,7 @@ from itertools import chain, combinations, islice, takewhile
 from typing import NamedTuple
 
 from .text import lexicon
-from .text.dates import DateValue, TimeValue, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
+from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
@@ -410,12 +410,32 @@ def check_facts(
     out.extra_wording = sorted(set(c.wording) - near_terms)
     # A field's record is told by the sentence that states most of its siblings' values: a field's figure stated
     # only in a sentence that states none of them is another record's ("max devices: 16" of the 4G model).
-    record_home = None
+    record_home: tuple[int, ...] = ()
+    others: frozenset[int] = frozenset()
+    single = False
     if r is not None and r.quantities:
         held = [sum(1 for x in r.quantities if any(_equivalent(x, e) for e in p.quantities)) for p in parsed]
         top = max(held)
-        record_home = held.index(top) if top >= 2 and held.count(top) == 1 else None
-    _numbers(c, sents, scores, support, near, out, conf, question or "", record_home)
+        # One sentence that states most of them is the record's ("seat 14C on the 08:15 train to Leeds"): a figure
+        # stated only elsewhere is another record's. A record told over several sentences ("... deadline of 1
+        # March. Tuition is $32,000 ... The programme lasts 16 months") is every sentence but those that state
+        # none of its values and name another entity ("The related MSc in Statistics runs for 12 months").
+        single = top >= 2 and held.count(top) == 1
+        if top >= 1:
+            told = " ".join([record or "", claim, question or ""]).lower()
+            record_names = [name_tokens(n.text) for n in names(record or "", known)]
+
+            def another_entity(text: str) -> bool:
+                # A name of the same kind as the record's, with a word of its own ("The related MSc in Statistics" for
+                # the MSc in Data Science, "the Harbour Express" for the Harbour Line), and not the record's own name.
+                toks = [name_tokens(n.text) for n in names(text, known)]
+                found = frozenset().union(*toks) if toks else frozenset()
+                return any(t not in told for t in found) and any(t in told for t in found) \
+                    and not all(n <= found for n in record_names)
+
+            others = frozenset(k for k in range(len(parsed)) if not held[k] and another_entity(parsed[k].text))
+            record_home = tuple(sorted((k for k in range(len(parsed)) if k not in others), key=lambda k: -held[k]))
+    _numbers(c, sents, scores, support, near, out, conf, question or "", record_home, others, single)
     _dates(c, sents, support, near, out, conf, scores)
     c_names = names(claim, known)
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
@@ -481,7 +501,10 @@ def check_facts(
         # Who did what to whom is read in the sentence that names both, which need not be the one the rest of
         # the claim aligns to best ("..., with the deal closing in February" aligns to the next sentence).
         for k, s_, p in sents:
-            if (k != out.aligned or not roles_read) and sum(1 for n in parties if n.tokens and n.tokens <= words(p.text)) >= 2:
+            # (a party named by part of its name: "Greystone" for "Greystone Lettings", "Ms Patel" as "Patel")
+            said = words(p.text)
+            if (k != out.aligned or not roles_read) and sum(1 for n in parties if n.tokens and (
+                    n.tokens <= said or (n.tokens - _TITLES) & said and len(n.tokens - _TITLES) <= 2)) >= 2:
                 _roles(claim, parties, p.text, s_, known, out, conf)
                 if any(d.slot == "role" for d in out.differences):
                     break
@@ -1000,6 +1023,10 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
         if _told_of_other(mine, own, theirs):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
+        # Or with some of the other's own words and otherwise only words both share ("Wired charging: 15 W" against
+        # "supports 45 W wired charging and 15 W wireless charging": "charging" is both's, "wired" the 45 W's).
+        if own and theirs & mine and not own & c.term_set and mine - theirs <= _local_terms(p, e) & _local_terms(p, other):
+            return other, _as_written(p, other, theirs), _as_written(p, e, own)
         # A part given as the whole: "31 teachers; 12 of the teachers work part-time" for "has 12 teachers".
         if part_of and not _PARTITIVE.match(c.text, q.end) and own and not own & mine and other.start < e.start:
             return other, "", _as_written(p, e, own)
@@ -1161,7 +1188,9 @@ def _talks_of_old_values(claim: str) -> bool:
     # "until 6 pm", "before 9:30": a time of day bounds the act, it dates no old value.
     return re.search(r"\b(?:previously|formerly|originally|used\s+to|(?:until|before)(?!\s+(?:\d{1,2}(?:[:.]\d\d)?\s*"
                      r"(?:am|pm|a\.m\.|p\.m\.|h\b)|\d{1,2}:\d\d|noon|midday|midnight))|was|were|no\s+longer|instead\s+of|"
-                     r"rather\s+than|in\s+place\s+of|replac\w*|(?:up|down)\s+from)\b", claim, re.I) is not None
+                     r"rather\s+than|in\s+place\s+of|replac\w*|(?:up|down)\s+from|had|"
+                     r"(?:(?:versions?|releases?|builds?|editions?|firmware|software|models?)\s+){1,2}(?:up\s+to|before|"
+                     r"prior\s+to|through|until|older\s+than|below|earlier\s+than))\b", claim, re.I) is not None
 
 
 _CHANGED_TO = re.compile(r"\b(?:rise[sn]?|rose|fall(?:s|en)?|fell|went\s+(?:up|down)|increase[sd]?|decrease[sd]?|raise[sd]?|lower(?:s|ed)?|"
@@ -1198,7 +1227,10 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         r"(?:the\s+)?(?:earlier|previous|former|old|original|initial)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
         # "launched with a list price of $199": the first value, when a later sentence gives another
         r"(?:launched|debuted|introduced|released|opened|started)\s+(?:\S+\s+){0,3}?(?:with|at)|at\s+launch|"
-        r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b"
+        r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from|"
+        # "was 10 MB in versions up to 3.4": the value of the older releases
+        r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:in|for|on)\s+(?:all\s+)?(?:(?:versions?|releases?|builds?|editions?|firmware|"
+        r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than))\b"
         r"|^\s*before\b", sent_text[: e.start] + " \n " + _clause_of(sent_text, e.start), re.I) \
         or re.match(r"\s*before\b", sent_text, re.I)
     # "was 58 cents per mile in 2023": a past value of a year, old once another sentence says it changed
@@ -1211,7 +1243,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     if re.search(r"\b(?:now|currently|new|has\s+been|have\s+been|increased\s+to|raised\s+to|reduced\s+to|cut\s+to|"
                  r"lowered\s+to|changed\s+to)\s+(?:\S+\s+){0,2}$", lead, re.I):
         return None  # "has been increased to 52p": the new value itself, whatever the sentence says before
-    for _, other, text in pool:
+    # (values of the same kind first, a bare figure only after them: "Starting with 2.0, a playlist can hold 500 songs"
+    # replaces "200 songs" with 500, not with the version number)
+    for _, other, text in sorted(pool, key=lambda t: not _comparable(e, t[1])):
         if other is e or not _may_replace(e, other) or math.isclose(other.value, e.value):
             continue
         around = text[max(0, other.start - 80):other.start]
@@ -1372,7 +1406,7 @@ def _points_as_percent(q: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> s
 
 
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "",
-             record_home: int | None = None) -> None:
+             record_home: tuple[int, ...] = (), others: frozenset[int] = frozenset(), single: bool = False) -> None:
     # (a number inside a date is the date's: "11/9/1989" states no 11)
     in_dates = [(d.start, d.end) for d in c.dates] + [(t.start, t.end) for t in c.times]
     claim_qs = [q for q in c.quantities if not (q.is_word and q.magnitude in (0, 1) and not q.dimension)
@@ -1467,8 +1501,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             hit_far, far = hit, False
         # Stated, but in a sentence about something else, while a sentence about the claim's subject (of the
         # few it aligns to best) has another value in the same slot: a number borrowed from elsewhere.
-        record_rival = record_home is not None and hit is not None and hit[0] != record_home and not q.inherited
-        home = record_home if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
+        # (a record's figure stated only outside its sentence, when one sentence states the record; or only in a
+        # sentence that names another entity, when it is told over several; its rival in the record's own sentences)
+        record_rival = bool(record_home) and hit is not None and hit[0] != record_home[0] and not q.inherited \
+            and (single or hit[0] in others)
+        home = next((k for k in record_home if hit is not None and k != hit[0] and any(
+            _slot(q, e) is not None and not _equivalent(q, e) for e in sents[k][2].quantities)), record_home[0]) \
+            if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
                      and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
         if hit_far is not None and home is not None and (hit is not None or far):
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
@@ -1565,12 +1604,23 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
             out.rewrites.append((q.start, q.end, met.text))  # read in the evidence's terms: "a little over 60%" -> 62.4%
             continue
+        restated = next((x for x in c.quantities if x.kind == "percent" and x is not q and _equivalent(q, x)), None) \
+            if q.is_word and 0 < q.magnitude < 1 else None
+        if restated is not None:
+            # "about 33.5% of the budget — roughly a third": the claim's own figure again, checked as that figure.
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} = {restated.text} (the claim's own figure)")
+            continue
         spelled = _spelled_out(c, q)
         if spelled is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {spelled} (the claim's own sum)")
             continue
         stated = [e for k, e, _ in pool if k in near] + [e for k, e, _ in pool if k in beside] or [e for _, e, _ in pool]
+        if q.is_word and 0 < q.magnitude < 1 and q.kind in ("", "count"):
+            # A fraction's whole may be stated anywhere ("raised £90,000 this year. The gala brought in £30,000" for
+            # "a third of the money came from the gala"): the other sentences' figures after the aligned ones.
+            stated += [e for k, e, _ in pool if k not in near and k not in beside]
         # A generator: _arithmetic reads only its first operands, and a claim with thousands of figures
         # must not build a list of all the others for each one.
         operands = chain(stated, (x for x in c.quantities if x is not q), _years_as_quantities(c, sents, near, q),
@@ -1580,7 +1630,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # (nor is a range's end: "2–3 years" against "1–3 years" is another range, not 3 - 1)
         ranged = re.match(r"\s*(?:\u2013|-|to)\s*[$£€]?\d", c.text[q.end:q.end + 8]) is not None \
             or re.search(r"\d\s*(?:\u2013|-)\s*$", c.text[max(0, q.start - 6):q.start]) is not None
-        how = _arithmetic(q, operands, distributive, _period(c.text, q), total=summed) if not q.bound and not ranged else None
+        # (a fraction word is a share: "roughly a third of the budget" is £138m of £412m as much as "33.5%" is)
+        fraction = q.is_word and 0 < q.magnitude < 1 and q.kind in ("", "count")
+        # (nor is a figure the context states at another scale: "12.4 million light-years" against "12.4 billion" is the
+        # scale changed, not 12.4 billion divided by the "1,000 times" of another sentence)
+        rescaled = any(_slot(q, e) == "scale" for _, e, _ in pool)
+        how = _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q), total=summed) \
+            if not q.bound and not ranged and not rescaled else None
         # Correct arithmetic is no licence: the figures must be the claim's subject's, and a difference must
         # go the way the claim says ("fell by 63 tonnes" is the difference of 420 and 483 too).
         wrong = _misderived(c, q, how, where, sents, asked, conf) if how is not None else None
@@ -1744,6 +1800,16 @@ def _relative_year(d: DateValue, sents, near) -> str | None:
     return None
 
 
+def _range_end_around(d: DateValue, e: DateValue, p: _Parsed) -> bool:
+    """``e`` ends a span of days ``p`` states and ``d`` falls inside it: the span's end is no rival value of a day
+    within it ("interrupted on 10 February" against "works between 3 and 21 February")."""
+    if d.month is None or d.day is None:
+        return False
+    return any(e in (lo, hi) and (d.year is None or lo.year is None or d.year == lo.year)
+               and (lo.month or 0, lo.day or 0) <= (d.month, d.day) <= (hi.month or 0, hi.day or 0)
+               for lo, hi in date_ranges(p.text, p.dates))
+
+
 def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Sequence[float] = ()) -> None:
     # Another date in the aligned sentence is the claim's slot when two of the claim's words sit by it, or the
     # one word a short claim has besides its dates ("The meeting is on Tuesday").
@@ -1785,6 +1851,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
             excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
                      and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
+                     and not _range_end_around(d, e, sents[k][2])  # "10 February" in "between 3 and 21 February"
                      and ((k in near and _near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3)))
                           or (k not in support and off_piece and not _RECORD_LINE.search(sents[k][2].text)
                               and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece) >= max(need, 2)))
@@ -3240,6 +3307,8 @@ def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:
 
 
 _JOINER_WORDS = frozenset("the of for and de van von".split())
+#: Titles before a name: "Ms Patel" is named by "Patel".
+_TITLES = frozenset("mr mrs ms miss dr prof sir dame lord lady st".split())
 
 
 def _head(party: str) -> frozenset[str]:
@@ -3270,7 +3339,7 @@ _COMMA_ASIDE = re.compile(r",\s+(?:the|a|an|its|their|his|her|who|which|whose)\b
 def _acts(claim: str, c_names: list[Name]) -> bool:
     """The two names of the claim are joined by a verb of a listed action ("bought", "sued", "defeated")."""
     n1, n2 = sorted(c_names[:2], key=lambda n: n.start)
-    return any(lexicon.action(t) != t for t in _link_terms(_REPORTED.sub(" ", claim[n1.end:n2.start])))
+    return any(lexicon.is_action(t) for t in _link_terms(_REPORTED.sub(" ", claim[n1.end:n2.start])))
 
 
 def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactCheck, conf) -> None:
@@ -5126,12 +5195,14 @@ def _enumerated(text: str, trim_last: bool = False, long_items: bool = False) ->
     aside in brackets ("wheat (gluten), sesame and milk") is blanked, offsets kept: it qualifies an item."""
     text = _ASIDE_BRACKETS.sub(lambda b: " " * len(b.group(0)), text)
     for m in _AND.finditer(text):
-        lo = max(max(text.rfind(ch, 0, m.start()) for ch in ":;.!?\n()[]\u2014\u2013") + 1, m.start() - 300)
+        # (a decimal point is no sentence mark: "three USB-A 3.2 ports, one HDMI 2.1 output and ...")
+        lo = max(max((b.end() for b in _LIST_BOUND.finditer(text, max(0, m.start() - 300), m.start())), default=0),
+                 m.start() - 300)
         parts, pos = [], lo
         for piece in _LIST_COMMA.split(text[lo:m.start()]):  # (not the comma of "2,000")
             parts.append((piece, pos))
             pos += len(piece) + 1
-        tail = re.match(r"[^,.;:!?\n()\[\]\u2014\u2013]+", text[m.end():])
+        tail = re.match(r"(?:[^,.;:!?\n()\[\]\u2014\u2013]|(?<=\d)\.(?=\d))+", text[m.end():])
         if not tail:
             continue
         items = [(t.strip(), p + len(t) - len(t.lstrip())) for t, p in parts if t.strip()]
@@ -5196,6 +5267,7 @@ def _enumerated(text: str, trim_last: bool = False, long_items: bool = False) ->
     return None
 
 
+_LIST_BOUND = re.compile(r"[:;!?\n()\[\]\u2014\u2013]|\.(?!\d)|(?<!\d)\.")
 _LABELLED_LIST = re.compile(r"(?:^|[.;\n]\s*)[A-Z][\w ]{0,30}:\s*([^:.;\n]+)")
 _AND = re.compile(r",?\s+(?:and|or)\s+")
 _ASIDE_BRACKETS = re.compile(r"\s?\([a-z][^()\n]{0,39}\)")  # (lower case: "(gluten)", not "(Lisa Yamada)")
@@ -5215,7 +5287,7 @@ _PAIR_CUE = re.compile(r"\b(?:only|just|both|two)\b|[:\u2014\u2013]\s*[^:\u2014\
 _NOTHING_ELSE = re.compile(r"\b(?:everything\s+else|all\s+(?:the\s+)?other|nothing\s+else|no\s+other|none\s+of\s+the\s+other|"
                            r"the\s+rest\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:is|are)|(?:that|those|these)\s+are\s+(?:all|the\s+only)|"
                            r"that['\u2019]?s\s+(?:all|it|the\s+(?:full|complete)))\b", re.I)
-_COMPLETE = re.compile(r"\b(?:only|just|all|entire|full\s+list|everything|complete\s+list|whole\s+list)\b", re.I)
+_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:list|set|range|line-?up))\b", re.I)
 
 
 def _with_referent(sents, k: int) -> frozenset[str]:

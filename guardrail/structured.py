@@ -359,17 +359,30 @@ def _field_statement(path: tuple, raw: str) -> str:
     name = _field_name(path) or "value"
     words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name) if w]
     # The unit ends the key's head, before any qualifier: "notice_weeks_for_leave_over_5_days" is in weeks.
+    numeric = re.fullmatch(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", raw) is not None
+    # A scale word last ("fee_eur_million": 38, "revenue_usd_bn": 2.4) multiplies the value: "fee: €38 million".
+    scale = _KEY_SCALES.get(words[-1].lower()) if numeric and len(words) > 1 else None
+    if scale:
+        words = words[:-1]
     cut = next((i for i, w in enumerate(words) if i and w.lower() in _KEY_QUALIFIERS), len(words))
     head, tail = words[:cut], words[cut:]
     if len(head) < 2 or head[-1].lower() not in _KEY_UNITS:
         head, tail = words, []  # no unit before a qualifier: the last word may be one ("price_per_night_eur")
     unit = _KEY_UNITS.get(head[-1].lower()) if len(head) > 1 else None
     value = {"true": "yes", "false": "no", "null": "not known"}.get(raw, raw)
-    if unit and re.fullmatch(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", raw):
+    if scale:
+        value = f"{value} {scale}"
+    if unit and numeric:
         label = " ".join(head[:-1] + tail)
         symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(unit)
         return f"{label}: {symbol}{value}" if symbol else f"{label}: {value} {unit}"
     return f"{' '.join(words)}: {value}"
+
+
+#: A key's last word that scales its value ("population_millions": 3.1 is 3.1 million).
+_KEY_SCALES = {"thousand": "thousand", "thousands": "thousand", "k": "thousand", "million": "million",
+               "millions": "million", "mn": "million", "mln": "million", "billion": "billion", "billions": "billion",
+               "bn": "billion"}
 
 
 def looks_like_json(answer: str) -> bool:

@@ -2199,3 +2199,119 @@ def test_session17_a_full_date_one_part_away_from_the_contexts_is_a_date_mismatc
     assert flagged and [d.slot for d in fc.differences if d.kind == "mismatch"] == ["date"], fc.differences
     ok, fc = _flagged("Enrolment closes on 27 February 2026, and classes begin on 9 March 2026.", context)
     assert not ok, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # "N or more <noun>" after a measured figure is a count of its noun, not another measure ("40 or more books"
+    # once took "years" from the figure before it and was compared with "3 years")
+    ("Members who have held a card for 3 years and borrowed 40 or more books get a free upgrade.", False),
+    ("Members who have held a card for 3 years and borrowed 60 or more books get a free upgrade.", True),
+])
+def test_session18_a_bound_after_its_figure_keeps_its_own_noun(claim, flag):
+    context = "Members who have held a card for 3 years and borrowed at least 40 books get a free upgrade."
+    fc = check_facts(claim, sentences(context))
+    assert bool(fc.numbers_unmatched) == flag, (fc.numbers_unmatched, fc.differences)
+    assert not [d for d in fc.differences if d.kind == "mismatch"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Cyclists can cross on 11 June while the bridge is closed.", False),  # a day inside "between 4 and 18 June"
+    ("The bridge will be closed from 4 to 25 June.", True),                # the span's end moved
+])
+def test_session18_a_day_inside_a_stated_span_is_not_contradicted_by_its_ends(claim, flag):
+    context = "The bridge will be closed between 4 and 18 June. Cyclists can cross on 11 June during the festival."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+def test_session18_date_spans_are_parsed_with_words_between_their_days():
+    from guardrail.text.dates import date_ranges, parse_dates
+
+    for text, want in [("between 4 and 18 June", ("4", "18 June")), ("from 2nd to 9th May 2026", ("2nd", "9th May 2026")),
+                       ("from 3 March to 21 April", ("3 March", "21 April")), ("12–14 October", ("12", "14 October"))]:
+        ds = parse_dates(text)
+        assert [(a.text, b.text) for a, b in date_ranges(text, ds)] == [want], (text, ds)
+    # two days joined by "and" without "between" are two days, not a span
+    assert date_ranges("on 4 and 18 June", parse_dates("on 4 and 18 June")) == []
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("About a third of the money came from the gala.", False),                     # £30,000 of £90,000
+    ("The gala raised £30,000, roughly 33% of the total, about a third.", False),  # the claim's own figure again
+    ("About a third of the money came from the raffle.", True),                   # the raffle's £18,000 is a fifth
+])
+def test_session18_a_fraction_word_is_a_share_of_the_contexts_figures(claim, flag):
+    context = "The charity raised £90,000 this year. The gala brought in £30,000 and the raffle £18,000."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+    assert flag or not fc.numbers_unmatched, fc.numbers_unmatched
+
+
+def test_session18_a_figure_at_another_scale_is_not_rescued_by_dividing_by_another_figure():
+    context = "The archive holds 2.4 billion records, and queries now run up to 1,000 times faster than in 2019."
+    flagged, fc = _flagged("The archive holds 2.4 million records.", context)
+    assert flagged and [d.slot for d in fc.differences] == ["scale"], (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Fast charging: 10 W", True),      # the reverse-charging figure, under the fast-charging label
+    ("Fast charging is rated at 30 W.", False),
+    ("Reverse charging: 10 W", False),
+])
+def test_session18_a_value_of_a_coordinated_pair_read_under_the_other_label(claim, flag):
+    context = "The Vela 2 supports 30 W fast charging and 10 W reverse charging. It weighs 190 g."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("crossing: 20 minutes", True),    # the Harbour Express's crossing, not the Harbour Line's
+    ("crossing: 35 minutes", False),
+])
+def test_session18_a_record_told_over_several_sentences_keeps_its_own_figures(claim, flag):
+    context = ("The Harbour Line ferry leaves Pier 2 at 08:10. Tickets cost $6 for adults and $3 for children. "
+               "The crossing takes 35 minutes. The Harbour Express, a faster boat, crosses in 20 minutes.")
+    record = "route: Harbour Line; adult: $6; child: $3"
+    flagged, fc = _flagged(claim, context, record=record, question="Give the Harbour Line ferry's details as JSON.")
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a list said to be the full set, its items holding decimals ("Wi-Fi 6.1"), shorter than the context's
+    ("The full set of sensors is a 12.5 MP camera, a 0.3 lux light meter and a thermometer.", True),
+    ("The full set of sensors is a 12.5 MP camera, a 0.3 lux light meter, a thermometer and a 2.4 GHz radar.", False),
+])
+def test_session18_a_list_with_decimals_in_its_items_is_compared_whole(claim, flag):
+    context = ("The Kestrel 4 carries a 12.5 MP camera, a 0.3 lux light meter, a thermometer and a 2.4 GHz radar. "
+               "It weighs 1.2 kg.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+    assert not flag or [d.slot for d in fc.differences] == ["list_incomplete"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The current firmware limits playlists to 200 songs.", True),   # 200 was the limit of the older releases
+    ("Playlists can now hold 500 songs.", False),
+    ("In firmware before 2.0, playlists held up to 200 songs.", False),  # the claim talks of the older releases
+])
+def test_session18_a_value_of_older_versions_is_superseded(claim, flag):
+    context = ("Playlists were limited to 200 songs in firmware versions before 2.0. Starting with 2.0, a playlist can "
+               "hold 500 songs. The latest firmware is 2.3.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+    # the current value named is the one of the same kind, not the version number that introduced it
+    assert not flag or [d.evidence_value for d in fc.differences] == ["500 (current; 200 is superseded)"], \
+        fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # payer and payee exchanged, the parties named in full in the claim and in part by the context
+    ("The court ordered Mr Okafor to pay Bellway Motors £1,800.", True),
+    ("The court ordered Bellway Motors to pay Mr Okafor £1,800.", False),
+])
+def test_session18_who_pays_whom_is_read_where_the_parties_are_named_in_part(claim, flag):
+    context = ("In Okafor v Bellway Motors Ltd, the court found the car had been sold with a hidden fault. "
+               "It ordered Bellway to pay Okafor £1,800 plus costs.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+    assert not flag or any(d.slot == "role" for d in fc.differences)

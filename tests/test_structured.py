@@ -335,3 +335,10 @@ def test_a_keys_unit_comes_before_its_qualifier():
     statements = [c.statement for c in field_claims(answer, json.loads(answer))]
     assert texts == ["30", "12", "7"], texts
     assert statements == ["refund after purchase over 100 usd: 30 days", "fee per night: €12", "max stay over: 7 days"], statements
+
+
+def test_a_keys_scale_word_multiplies_its_value():
+    from guardrail.structured import field_claims
+    answer = '{"budget_gbp_million": 4.5, "visitors_thousands": 120, "revenue_usd_bn": 2, "rooms": 3}'
+    statements = [c.statement for c in field_claims(answer, json.loads(answer))]
+    assert statements == ["budget: £4.5 million", "visitors: 120 thousand", "revenue: $2 billion", "rooms: 3"], statements

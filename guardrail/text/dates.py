@@ -17,10 +17,11 @@ neither reading gives.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["DateValue", "TimeValue", "parse_dates", "parse_times", "numeric_date_order", "MONTHS", "WEEKDAYS",
-           "weekdays_in_ranges"]
+           "weekdays_in_ranges", "date_ranges"]
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december"]
@@ -42,9 +43,12 @@ _PATTERNS = [
                r"people|units|employees|residents|visitors|users|items|pieces|copies|tons|tonnes|metres|meters|feet|miles))"),  # 1998
     re.compile(rf"\b{_MON}\b", re.I),  # March (a month alone)
 ]
+#: Between a range's two days: a dash, or "to", "until", "through" ("from 3 to 21 February"), or "and" after
+#: "between" ("between 3 and 21 February"; a plain "3 and 21 February" names two days of February too).
+_RANGE_JOIN = r"(?:\s*[-\u2013]\s*|\s+(?:to|until|till|through|thru|and)\s+)"
 _DAY_RANGE = re.compile(
-    rf"\b{_MON}\s+(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s*[-\u2013]\s*(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b"
-    r"|\b(?P<e1>[0-3]?\d)(?:st|nd|rd|th)?\s*[-\u2013]\s*(?P<e2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?P<mon2>"
+    rf"\b{_MON}\s+(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?{_RANGE_JOIN}(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b(?!\s*(?:[:.]\d|%|am|pm|a\.m|p\.m))"
+    rf"|\b(?P<e1>[0-3]?\d)(?:st|nd|rd|th)?{_RANGE_JOIN}(?P<e2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?P<mon2>"
     + "|".join(sorted(_MONTH_OF, key=len, reverse=True)) + r")\.?(?:,?\s+(?P<year2>1[5-9]\d\d|20\d\d))?\b", re.I)
 _WEEKDAY = re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.I)
 
@@ -148,7 +152,10 @@ def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
             continue
         year = int(range_year) if range_year else None
         mid = m.start("d2") if m.group("d2") else m.start("e2")
-        out.append(DateValue(m.start(), mid, text[m.start():mid].rstrip(" –-\u2013"), year, range_month, d1))
+        first_end = m.end("d1") if m.group("d1") else m.end("e1")
+        suffix = re.match(r"(?:st|nd|rd|th)\b", text[first_end:], re.I)
+        first_end += len(suffix.group(0)) if suffix else 0  # "3rd"
+        out.append(DateValue(m.start(), first_end, text[m.start():first_end], year, range_month, d1))
         out.append(DateValue(mid, m.end(), text[mid:m.end()], year, range_month, d2))
         taken.append((m.start(), m.end()))
     for pat in _PATTERNS:
@@ -192,6 +199,24 @@ def parse_dates(text: str, month_first: bool | None = None) -> list[DateValue]:
 
 _WEEKDAY_RANGE = re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\s*(?:to|through|thru|until|till|[-\u2013\u2014])\s*("
                             + "|".join(WEEKDAYS) + r")s?\b", re.I)
+
+
+_DATE_RANGE_JOIN = re.compile(r"\s*(?:[-\u2013\u2014]|to|until|till|through|thru|and)\s*", re.I)
+_RANGE_OPENER = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+
+
+def date_ranges(text: str, dates: Sequence[DateValue]) -> list[tuple[DateValue, DateValue]]:
+    """The (first, last) day of each span of days ``text`` states: "between 3 and 21 February", "from 3 March to
+    21 April", "24–26 December"; ``dates`` are its parsed dates. A day inside one is not contradicted by its ends."""
+    out = []
+    for a, b in zip(dates, dates[1:]):
+        if None in (a.month, a.day, b.month, b.day) or (a.year and b.year and a.year != b.year):
+            continue
+        join = _DATE_RANGE_JOIN.fullmatch(text, a.end, b.start)
+        dash = join is not None and re.search(r"[-\u2013\u2014]", join.group(0)) is not None
+        if join and (dash or _RANGE_OPENER.search(text, 0, a.start)) and (a.month, a.day) < (b.month, b.day):
+            out.append((a, b))
+    return out
 
 
 def weekdays_in_ranges(text: str) -> frozenset[int]:

@@ -372,7 +372,14 @@ _ABSTAIN = re.compile(
     r"prospectus|syllabus|handbook|bulletin|newsletter|memo|changelog|release\s+notes|flyer|pamphlet|booklet|"
     r"factsheet|fact\s+sheet|datasheet|catalogue|catalog|menu|itinerary|invoice|contract|agreement|terms)"
     r"\b[^.;:!?\n]{1,120}?\b(?:but|yet|though|although)\s+(?:it\s+|they\s+)?(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
-    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include))",
+    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include)"
+    # "The information provided only covers the fares; it doesn't say anything about pets": the source, what it
+    # covers, then the same source as "it" / "they" after a clause break.
+    r"|(?<![\w-])(?:information|documents?|context|texts?|passages?|sources?|articles?|excerpts?|materials?|leaflet|"
+    r"label|guide|manual|page|website|policy|notice|brochure|listing|description|announcement|statement|email|letter|"
+    r"schedule|timetable|handbook|contract|agreement|terms)\b[^.;:!?\n]{1,120}?(?:[;,:\u2014\u2013]|\band)\s*"
+    r"(?:it|they)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
+    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|address|discuss))",
     re.IGNORECASE,
 )
 
@@ -617,7 +624,12 @@ def action(word: str) -> str:
     return _action_of_stems().get(word.lower(), word.lower())
 
 
-__all__ += ["action"]
+def is_action(word: str) -> bool:
+    """Whether a verb or its stem names one of the listed actions ("pay" is, though its action is named "pay")."""
+    return word.lower() in _action_of_stems()
+
+
+__all__ += ["action", "is_action"]
 
 
 # -- one verb for a phrase that says the same ---------------------------------------------------------------

@@ -523,8 +523,10 @@ _TWO_WORDS = re.compile(r"\s*([A-Za-z]+)?(?:\s+([A-Za-z]+))?")
 
 def _nothing_counted_after(text: str, end: int) -> bool:
     """No noun of its own follows a bare number: "30 left", "412.", "45 were accepted", "12 resigned in
-    May" (not "128 connected devices", whose noun the count parser passed over)."""
-    m = _TWO_WORDS.match(text, end)
+    May" (not "128 connected devices", whose noun the count parser passed over; nor "7,000 or more steps",
+    whose noun comes after its bound)."""
+    tail = _AND_OVER.match(text, end)
+    m = _TWO_WORDS.match(text, tail.end() if tail else end)
     if m is None:
         return True
     w1, w2 = (m.group(1) or "").lower(), (m.group(2) or "").lower()
