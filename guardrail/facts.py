@@ -511,6 +511,7 @@ def check_facts(
     _from_to_swapped(claim, sents, out, conf)
     _superlative_of_name(claim, sents, out, conf)
     _only_one(claim, sents, known, out, conf, subject)
+    _only_of_several(claim, c_names, sents, out, conf)
     _ranked_by_figures(claim, sents, known, out, conf)
     _speaker(claim, sents, out, conf)
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
@@ -3167,7 +3168,7 @@ _APPOSITION_PARTY = re.compile(r"\b(?i:the|a|an|its|their|our|his|her)\s+(?:[\w'
 
 
 _NAME_TITLE_PARTY = re.compile(r"(?:^|[,;:]\s*|\b(?:and|but|while|whereas)\s+)((?:[A-Z][\w.'\u2019\-]*\s+){1,3}[A-Z][\w.'\u2019\-]*),"
-                               r"\s*((?:the\s+)?[A-Z][^,;]{1,60}),\s*$")
+                               r"\s*((?:the\s+)?[A-Z][^,;]{1,60}|(?:the|a|an|its|their|our|his|her)?\s*[a-z][^,;]{1,60}),\s*$")
 _RELATIVE_TAIL = re.compile(r",\s*(?:who|which|whose)\b[^,]*,?\s*$", re.I)
 
 
@@ -3197,7 +3198,8 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             # A name set off by commas after its role ("the council's transport lead, Mark Elwood, argued") is the
             # party; any other empty piece before the verb names no one.
             appos = _APPOSITION_PARTY.search(who_text)
-            # (or a name with its title set off after it: "Dr Priya Nair, Director of Public Health, called")
+            # (or a name with its title or role set off after it: "Dr Priya Nair, Director of Public Health, called",
+            # "Dr. Elena Ruiz, lead author of the study, said")
             titled = None if appos else _NAME_TITLE_PARTY.search(who_text)
             who_text = appos.group(1) if appos else f"{titled.group(1)} {titled.group(2)}" if titled else re.split(
                 r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
@@ -4425,6 +4427,36 @@ def _only_one(claim: str, sents, known, out: FactCheck, conf, subject: str | Non
                 return
 
 
+#: "the only merit scholarship", "Northfield's sole supplier", "its only hospital": one thing said to be all there is.
+_ONLY_NOUN = re.compile(r"\b(?:the|its|their|his|her|our|[A-Z][\w\-]*['\u2019]s)\s+(?:only|sole)\s+"
+                        r"((?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)")
+#: "One of these, the Harlan Award, ...", "one of its three suppliers": the thing named as one of several.
+_ONE_OF = re.compile(r"\bone\s+of\s+(?:these|those|the|its|their|his|her|our|several|many|\d+|two|three|four|five|"
+                     r"six|seven|eight|nine|ten)\b", re.I)
+
+
+def _only_of_several(claim: str, c_names: list[Name], sents, out: FactCheck, conf) -> None:
+    """"X is Northfield's only merit scholarship" where the context says X is one of several ("... offers merit
+    scholarships ... One of these, the Harlan Award, ..."): a part widened to the whole."""
+    m = _ONLY_NOUN.search(claim)
+    if m is None or not c_names or any(d.slot == "quantifier" for d in out.differences):
+        return
+    head = _fold(stem(m.group(1).split()[-1].lower()))
+    for n in c_names:
+        if not n.tokens:
+            continue
+        for k, (_, sent, p) in enumerate(sents):
+            one = _ONE_OF.search(p.text)
+            if one is None or not n.tokens <= words(p.text):
+                continue
+            # the kind of thing is the sentence's own or the one before's ("One of these" refers back)
+            kinds = p.term_set | (sents[k - 1][2].term_set if k else frozenset())
+            if head in kinds:
+                out.differences.append(Difference(slot="quantifier", claim_value=m.group(0), evidence_value=one.group(0),
+                                                  evidence_span=_span(sent), confidence=conf["quantifier"]))
+                return
+
+
 def _apposed(text: str, at: int, subject: frozenset[str]) -> bool:
     """A superlative set beside the name in commas: "Io, the innermost, is ..." (the name right before)."""
     m = re.search(r"([\w'’\-]+(?:\s+[\w'’\-]+){0,3})\s*,\s+the\s+$", text[max(0, at - 60):at])
@@ -4875,7 +4907,11 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
         # (a requirement to show something, by its own words: "a discount with a valid student ID" repeats "students")
         shown = cue.startswith(("with", "on ", "upon"))
-        mentions_cond = bool(((cond_all - main_terms or cond_all) if shown else cond_all) & (c_terms | _anchors(_parse(claim))))
+        # (and a strong condition's word that is also its clause's topic is not the condition kept: "Travel delay benefits
+        # reimburse ..., but only if the delay exceeds 6 hours" is not kept by "Travel delay cover reimburses")
+        # (a plain "if" keeps its words: RAGTruth answers repeat them where the condition is their own)
+        mentions_cond = bool(((cond_all - main_terms or cond_all) if shown or not weak else cond_all)
+                             & (c_terms | _anchors(_parse(claim))))
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
