@@ -627,6 +627,11 @@ def _other_rate(q: Quantity, e: Quantity) -> bool:
 def _equivalent(q: Quantity, e: Quantity) -> bool:
     if _other_rate(q, e):
         return False  # "15 mg per pound" is not "15 mg per kg"
+    if {q.kind, e.kind} == {"ordinal", "count"}:
+        # "ranking: 57" is "ranked 57th", "seed: 3" is "the third seed": a place given by its label
+        counted = q if q.kind == "count" else e
+        return counted.labelled and counted.dimension.split(":", 1)[-1] in _PLACE_LABELS \
+            and math.isclose(q.magnitude, e.magnitude)
     if q.kind == "change" or e.kind == "change":
         return q.kind == e.kind and math.isclose(q.value, e.value)  # "(+4)" is neither "(−4)" nor a count of 4
     if q.is_word and 0 < q.magnitude < 1 and e.kind == "percent":
@@ -668,6 +673,10 @@ _PEOPLE = frozenset(f"count:{w}" for w in ("person", "individual", "inhabitant",
 def _bare(q: Quantity) -> Quantity:
     """``q`` as the figure written, its unit dropped (to compare a bare "42" with "41.7 years")."""
     return replace(q, value=q.magnitude, dimension="", unit="")
+
+
+#: Labels whose figure is a place in an order ("ranking: 57", "seed: 3", "position: 2").
+_PLACE_LABELS = frozenset({"rank", "ranking", "ranked", "seed", "seeding", "place", "position", "pos", "finish", "round"})
 
 
 def _scaled(q: Quantity, k: float) -> Quantity:
@@ -1418,12 +1427,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     summed = _SUMMED.search(c.text) is not None  # (once: a claim may hold thousands of figures)
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
-    # Unless the evidence counts the same thing itself ("four villages" against the claim's "three villages").
+    # Unless the evidence counts the same thing itself ("four villages" against the claim's "three villages"; a
+    # label is no count of it: "the spring term 58" does not count terms).
     def premise(q: Quantity) -> bool:
         return q.is_word and 1 <= q.magnitude <= 10 and q.kind in ("", "count") and q.dimension != ""
 
     claim_qs = [q for q in claim_qs if not premise(q)
-                or any(math.isclose(q.magnitude, e.magnitude) or e.dimension == q.dimension
+                or any(math.isclose(q.magnitude, e.magnitude) or (e.dimension == q.dimension and not e.labelled)
                        for _, _, p in sents for e in p.quantities)]
     # Those kept are checked last: one the claim's own arithmetic uses ("Three adults and two children pay £52":
     # £12 x three + £8 x two) is its premise even where the context counts the same thing ("2 adults").
@@ -1784,6 +1794,36 @@ _YEAR_BEFORE = re.compile(r"\b(?:the\s+(?:year|twelve\s+months)\s+before|the\s+(
 _YEAR_AFTER = re.compile(r"\b(?:the\s+(?:year\s+after|following\s+year|next\s+year|subsequent\s+year)|a\s+year\s+later)\b", re.I)
 
 
+def _date_shifted(d: DateValue, c: _Parsed, sents, near) -> str | None:
+    """A full date that is a stated date plus or minus a span of days or weeks stated by the claim or the sentences
+    it aligns to ("from 28 March 2025" for "starts on 14 March 2025 ... begins 14 days after"), or None."""
+    import datetime
+
+    if None in (d.year, d.month, d.day):
+        return None
+    try:
+        target = datetime.date(d.year, d.month, d.day)  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    spans = [q for p in [c] + [sents[k][2] for k in near] for q in p.quantities
+             if q.dimension == "time" and not q.bound and q.value >= 86400 and q.value % 86400 == 0 and q.value <= 366 * 86400]
+    if not spans:
+        return None
+    for k in list(near) + [k for k in range(len(sents)) if k not in near]:
+        for e in sents[k][2].dates:
+            if None in (e.month, e.day) or (e.year or d.year) is None:
+                continue
+            try:
+                base = datetime.date(e.year or d.year, e.month, e.day)  # type: ignore[arg-type]
+            except ValueError:
+                continue
+            for q in spans:
+                days = int(q.value // 86400)
+                if abs((target - base).days) == days:
+                    return f"{e.text} {'+' if target > base else '-'} {q.text}"
+    return None
+
+
 def _relative_year(d: DateValue, sents, near) -> str | None:
     """A bare year the context states relative to one it names ("$1.2 billion for 2024, up from $1.05 billion
     the year before": 2023), or None."""
@@ -1836,6 +1876,13 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
                     # (written the evidence's way only when that states all the claim's date does: "16 September
                     # 2024" as "2024-09-16", never "3 March 2024" as a bare "March 3")
                     out.rewrites.append((d.start, d.end, e.text))
+            continue
+        shifted = _date_shifted(d, c, sents, near)
+        if shifted is not None:
+            # "illness cover kicks in 14 days later, i.e. from 28 March 2025" against "starts on 14 March 2025 ...
+            # begins 14 days after the start date": a stated date moved by a stated span.
+            out.dates_matched += 1
+            out.reworded.append(f"{d.text} = {shifted}")
             continue
         relative = _relative_year(d, sents, near)
         if relative is not None:
@@ -2818,6 +2865,8 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
     return out
 
 
+#: A route's end before a name: "from Porthallow to Gillan Point", "between Leeds and York".
+_ROUTE_END = re.compile(r"\b(?:from|to|between|via|towards)\s+(?:the\s+)?$|\bbetween\s+[^,;.]{1,40}\s+and\s+$", re.I)
 #: Two names as one subject: "Brian Rogers and Caitlin McGuire, owners of ...", "Rogers, 34, and McGuire, 30, own".
 _CO_SUBJECTS = re.compile(r"^\W*(?:[A-Z][\w'\u2019\-]*\s+){0,3}[A-Z][\w'\u2019\-]*(?:,\s*\d+\s*,)?\s+and\s+"
                           r"(?:[A-Z][\w'\u2019\-]*\s+){0,3}[A-Z][\w'\u2019\-]*(?:,\s*\d+)?\s*(?:,|\s+(?:are|were|have|own|run|started|founded|said)\b)")
@@ -2912,13 +2961,15 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
     if _CO_SUBJECTS.match(claim):
         return  # "Brian Rogers and Caitlin McGuire, owners of ..., started": what follows is said of both
     mine = None
+    route_ends = {n.tokens for n in names(claim, known) if _ROUTE_END.search(claim, max(0, n.start - 60), n.start)}
     for own, named, a, b in _segments(claim, known):
         if _PLURAL_RELATIVE.match(claim, a):
             mine = None  # "A and B, which both promote ...": said of both, owned by neither
             continue
         # The claim's entity: its segment's owner, else the one entity of the context it names ("The Ottoman
         # textiles are in Gallery 5"), else the one before it in the claim (", which you can reach ...").
-        ours = [o for o in owners if any(_same_entity(x, o, all_text) for x in named)]
+        # (not a place a route runs from or to: "covers 24 km from Porthallow to Gillan Point" is said of the route)
+        ours = [o for o in owners if any(_same_entity(x, o, all_text) for x in named if x not in route_ends)]
         theirs = [o for o in owners if own and o == own] or [o for o in owners if own and _same_entity(own, o, all_text)]
         if len(theirs) > 1 or (own and len(own) == 1 and sum(1 for o in owners if own < o) > 1):
             mine = None
@@ -3707,7 +3758,7 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     if mc and me and mc != me and re.match(r"\s*(?:if|unless|when|provided)\b", e_text, re.I) \
             and not re.search(r"\b(?:if|unless|when|provided)\b", claim, re.I):
         mc = me = None  # "If you earn more than the limit, you cannot contribute": a case, not the rule the claim states
-    if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger):
+    if mc and me and mc != me and (frozenset({mc, me}) in _MODAL_CONFLICTS or stronger) and not _same_limit(claim, e_text):
         if not ({mc, me} == {"forbidden", "discouraged"} and _imperative(e_text + " " + claim)):
             out.differences.append(Difference(slot="modality", claim_value=_modal_phrase(claim, mc),
                                               evidence_value=_modal_phrase(e_text, me), evidence_span=span,
@@ -4097,6 +4148,23 @@ def _modal_site_match(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
     return bool(pairs(x) & pairs(y))
 
 
+def _same_limit(claim: str, text: str) -> bool:
+    """Both state the same limit of one value: a "must" and a "can" around it say one thing ("must be no longer than
+    55 cm" / "can be up to 55 cm long"; "must be at least 18" / "may only be 18 or over")."""
+    def modal_limits(t: str) -> list[Quantity]:
+        # (the modal bears on the limit itself, "can be up to": not on another act beside a limit, "must return the
+        # deposit within 14 days", "may be carried without approval")
+        return [q for q in parse_quantities(t) if q.bound and _MODAL_BE.search(t, max(0, q.start - 40), q.start)]
+
+    limits = modal_limits(text)
+    return bool(limits) and any(_UPPER.get(q.bound or "") == _UPPER.get(e.bound or "") and _equivalent(q, e)
+                                for q in modal_limits(claim) for e in limits)
+
+
+_MODAL_BE = re.compile(r"\b(?:must|can|cannot|can['\u2019]t|may|could|should|shall|will|needs?\s+to|has\s+to|have\s+to)\s+"
+                       r"(?:only\s+)?(?:not\s+)?be\s+(?:no\s+|not\s+)?$", re.I)
+
+
 def _site_modality(claim: str, sents, out: FactCheck, conf) -> None:
     """A duty, a ban or a permission said of the very verb and object the evidence gives another one ("visitors
     must sign a confidentiality agreement" against "visitors ... may be asked to sign a confidentiality
@@ -4108,6 +4176,8 @@ def _site_modality(claim: str, sents, out: FactCheck, conf) -> None:
     for site, cls, w in mine:
         other = [(s, ecls, f"{ew} ({ecls}) {' '.join(es[1:])}") for s, es, ecls, ew in theirs if _modal_site_match(es, site) and ecls != cls
                  and (frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and ecls in ("recommended", "allowed")))]
+        # (a limit said either way is one limit: "must be no longer than 55 cm" is "can be up to 55 cm long")
+        other = [o for o in other if not _same_limit(claim, o[0][3])]
         if other and not any(_modal_site_match(es, site) and ecls == cls for _, es, ecls, _ in theirs):
             s, ecls, ew = other[0]
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls}) {' '.join(site[1:])}",

@@ -2315,3 +2315,68 @@ def test_session18_who_pays_whom_is_read_where_the_parties_are_named_in_part(cla
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
     assert not flag or any(d.slot == "role" for d in fc.differences)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a comparison denied is a limit the other way: "no longer than 80 cm" is "up to 80 cm"
+    ("Hand luggage must be no longer than 55 cm.", False),
+    ("No bag may be heavier than 8 kg.", False),
+    ("Hand luggage must be no longer than 65 cm.", True),
+    ("Hand luggage must be longer than 55 cm.", True),
+])
+def test_session18_a_denied_comparison_is_a_limit(claim, flag):
+    context = "Hand luggage can be up to 55 cm long and may weigh at most 8 kg. Checked bags are priced by weight."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+def test_session18_feet_and_inches_are_one_length_and_an_ordinal_third_no_fraction():
+    from guardrail.text.quantities import parse_quantities
+
+    q = parse_quantities("a ceiling of about 8 ft 2 in")
+    assert [(x.text, round(x.value, 3)) for x in q] == [("about 8 ft 2 in", 2.489)]
+    assert [x.text for x in parse_quantities("she won a third title")] == []
+    assert [x.text for x in parse_quantities("roughly a third of voters")] == ["roughly a third"]
+    ok, fc = _flagged("The loft's ceiling is about 2.5 m (roughly 8 ft 2 in) high.", "The loft has a ceiling height of 2.49 m.")
+    assert not ok and not fc.numbers_unmatched, (fc.differences, fc.numbers_unmatched)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The warranty claim window closes on 15 May 2026, 30 days after delivery.", False),
+    ("The warranty claim window closes on 25 May 2026.", True),
+])
+def test_session18_a_date_a_stated_span_after_a_stated_date(claim, flag):
+    context = "Your order was delivered on 15 April 2026. Warranty claims must be made within 30 days of delivery."
+    fc = check_facts(claim, sentences(context))
+    assert bool(fc.dates_unmatched) == flag, (fc.dates_unmatched, fc.reworded)
+
+
+def test_session18_a_place_by_its_label_and_a_count_against_a_label():
+    ok, fc = _flagged("seed: 5", "The fifth seed, Lena Brandt, beat the qualifier in straight sets.",
+                      record="player: Lena Brandt")
+    assert not ok and not fc.numbers_unmatched, (fc.differences, fc.numbers_unmatched)
+    # "the four quarters" is not contradicted by a quarter's label ("quarter 3 revenue")
+    ok, fc = _flagged("Adding up the four quarters (10, 12, 9 and 14 units) gives 45 units.",
+                      "Sales were 10 units in the first quarter, quarter 2 12, quarter 3 9 and quarter 4 14.")
+    assert not ok, fc.differences
+
+
+def test_session18_a_routes_end_points_are_not_its_owner():
+    context = ("The Ridge Line cycle path runs for 18 km between Ashby Cross and Kelham Bridge. The Mill Loop is a flat "
+               "6 km circuit around Kelham Bridge.")
+    ok, fc = _flagged("The new path covers 18 km from Ashby Cross to Kelham Bridge.", context)
+    assert not ok, fc.differences
+    flagged, fc = _flagged("The Mill Loop covers 18 km.", context)
+    assert flagged, fc.differences
+
+
+def test_session18_heights_with_primes_and_a_ranges_first_end():
+    from guardrail.text.quantities import parse_quantities
+
+    assert [(q.text, round(q.value, 3)) for q in parse_quantities("listed at 6'1\" and 190-200 pounds")][0] == ('6\'1"', 1.854)
+    # the range's first end takes no unit from the height before it
+    assert [q.dimension for q in parse_quantities("listed at 6'1\", weighing 190-200 lb")][1] != "length"
+    context = "The suspect is between 6 feet 1 inch and 6 feet 2 inches tall, with short grey hair."
+    fc = check_facts("He is 6'1\"-6'2\" tall with short grey hair.", sentences(context))
+    assert not fc.numbers_unmatched and not fc.differences, (fc.numbers_unmatched, fc.differences)
+    assert check_facts("He is 6'4\" tall with short grey hair.", sentences(context)).numbers_unmatched

@@ -435,6 +435,22 @@ _OVER_AS_MORE = re.compile(r"\b(?:took|takes|taking|take|lasted|lasts|lasting|la
 _PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,2}(?:\.\d)?)p\b")
 
 
+#: A height in feet and inches with primes: 5'5", 5′ 11″, 6'0".
+_PRIMES = re.compile(r"(?<![\w.])(\d)\s*['\u2032\u2019]\s*(\d{1,2})\s*(?:\"|\u2033|\u201d|'')?(?![\w'])")
+
+
+def _feet_inches(text: str) -> list[Quantity]:
+    out = []
+    for m in _PRIMES.finditer(text):
+        feet, inches = int(m.group(1)), int(m.group(2))
+        if inches > 11:
+            continue
+        metres = feet * 0.3048 + inches * 0.0254
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=metres, value=metres,
+                            dimension="length", unit="m", bound=None, approx=False, digits=3, is_word=False))
+    return out
+
+
 def _pence(text: str) -> list[Quantity]:
     out = []
     for m in _PENCE.finditer(text):
@@ -469,6 +485,8 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _frequencies(text)
     if "illion" in text or "housand" in text:
         extra += _shares_of_scale(text)
+    if "'" in text or "\u2032" in text or "\u2019" in text:
+        extra += _feet_inches(text)
     if "p" in text:
         # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
         extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end and q.dimension for q in out)]
@@ -512,6 +530,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue  # "three tickets at £12 and two at £8": a count of its own, priced after it
         if re.match(r"(?:\s*[-\u2013]\s*\d+)?\+?\)?\s*(?:[$€£¥₹]|[A-Z]{3}\s?\d)", text[q.end:q.end + 14]):
             continue  # "seniors 65+ $1.20", "child (5–15) $1.50": who the price is for, not a price
+        if re.match(r"\s*(?:-|\u2013|to)\s*\d", text[q.end:q.end + 8]):
+            continue  # "weighing 165-170 pounds": a range's first end, whose unit comes after the range
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
             qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True)
@@ -540,6 +560,15 @@ _ONE_AS_PRONOUN = re.compile(r"\b(?:a|an|the|this|that|which|another|each|every|
                              r"\s+(?:[a-z]+\s+)?$", re.I)
 
 
+_FEET = frozenset({"ft", "foot", "feet", "'"})
+_INCHES = frozenset({"in", "inch", "inches", '"'})
+_POUNDS = frozenset({"lb", "lbs", "pound", "pounds"})
+#: A comparison denied by the word before it, or by a subject "no ..." ("no class has more than 28 pupils").
+_DENIED_BOUND = re.compile(r"\b(?:no|not|never)\s+$|\b(?:no|none\s+of\s+(?:the|its|their))\s+(?:[a-z]+\s+){0,3}?"
+                           r"(?:has|have|had|is|are|was|were|may|can|will|shall|should|must|could|gets?|takes?|lasts?)\s+"
+                           r"(?:be\s+|have\s+)?$", re.I)
+
+
 #: "aged 65 and over", "children 12 and under": the figure is a limit.
 _AND_OVER = re.compile(r"\s+(?:and|or)\s+(over|above|older|up|upwards|more|under|below|younger|less)\b(?!\s+than)", re.I)
 
@@ -557,6 +586,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 continue
             if raw.lower() in ("half", "a half", "double", "triple", "twice") and not m.group("unit"):
                 continue
+            if raw.lower() == "a third" and re.match(r"\s+(?!of\b|more\b|less\b|fewer\b|as\b|to\b|and\b|or\b)[a-z]", text[m.end("num"):]):
+                continue  # "a third set", "a third runway": an ordinal before its noun, not a fraction
             if raw.lower() == "one" and _ONE_AS_PRONOUN.search(text, max(0, m.start("num") - 30), m.start("num")) \
                     and text[m.end("num"):m.end("num") + 1] != "-":
                 continue  # "swap it for a new one", "the blue one": a pronoun, not a count
@@ -692,6 +723,10 @@ def _parse_quantities(text: str) -> list[Quantity]:
         bound = _BOUND_KIND.get(bound_raw)
         if bound_raw == "up to" and _ADDS_UP.search(text[max(0, m.start() - 12):m.start()]):
             bound = None  # "adds up to $180", "comes up to 40 hours", "goes up to 55.4p": a total or a new value
+        if bound in ("gt", "lt") and _DENIED_BOUND.search(text, max(0, m.start() - 60), m.start()):
+            # "no longer than 1.05 m", "no class has more than 28 pupils": the comparison denied is a limit the
+            # other way ("no more than" is listed as a maximum already)
+            bound = "max" if bound == "gt" else "min"
         if bound is None and (m.group("plus") or text[end:end + 1] == "+"):
             bound = "min"  # "20+ years": at least 20
         elif bound is None and not m.group("bound"):
@@ -732,6 +767,22 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 out[-1].bound is None and q.bound is None and out[-1].dimension == dim:
             out[-1] = replace(out[-1], bound="min")
             q = replace(q, bound="max")
+        # "3 ft 5 in", "5 feet 10 inches", "2 lb 3 oz", "11 st 4 lb": one length or weight, in the base unit.
+        prev_unit = out[-1].unit.lower() if out else ""
+        if out and not q.bound and re.fullmatch(r"\s*(?:and\s+)?", text[out[-1].end:m.start()]) and (
+                (prev_unit in _FEET and (unit.lower() in _INCHES or (not unit and re.match(r"\s*(?:in\b|\")", text[end:]))))
+                or (prev_unit in _POUNDS and unit.lower() in ("oz", "ounce", "ounces"))
+                or (prev_unit in ("st", "stone", "stones") and unit.lower() in _POUNDS)):
+            prev_q = out[-1]
+            if not unit:  # "5 in" after feet: the "in" the unit pattern leaves to the preposition
+                inch = re.match(r"\s*(?:in\b|\")", text[end:])
+                assert inch is not None
+                end, value = end + inch.end(), mag * 0.0254
+            total = prev_q.value + value
+            out[-1] = Quantity(prev_q.start, end, text[prev_q.start:end], total, total, prev_q.dimension,
+                               "m" if prev_q.dimension == "length" else "g", prev_q.bound, prev_q.approx,
+                               max(prev_q.digits, 3), prev_q.is_word)
+            continue
         # "2 hours 55 minutes", "8 min 20 s": one duration.
         if out and dim == "time" and out[-1].dimension == "time" and out[-1].value > value and \
                 re.fullmatch(r"\s*(?:and\s+)?", text[out[-1].end:m.start()]) and not q.bound:
