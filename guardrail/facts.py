@@ -257,8 +257,9 @@ class FactCheck:
 
     @property
     def non_factual(self) -> bool:
-        """An abstention the context does not refute: not a claim about the world."""
-        return self.abstention and not any(d.slot == "false_abstention" for d in self.differences)
+        """An abstention the context does not refute, and whose account of what the sources do say is not wrong: not
+        a claim about the world."""
+        return self.abstention and not any(d.slot == "false_abstention" or d.kind == "mismatch" for d in self.differences)
 
 
 def floor_score(check: FactCheck) -> float:
@@ -403,6 +404,13 @@ def check_facts(
     if lexicon.is_abstention(claim):
         out.abstention = True
         _false_abstention(claim, sents, idf, out, conf)
+        lead_text = lexicon.abstention_lead(claim)
+        if lead_text and not out.differences:
+            # What the abstention says the sources do state is a claim like any other: "The documentation confirms
+            # a 15% credit; it doesn't say what applies below 99%" is wrong about the 15%.
+            stated = check_facts(lead_text, sentences, question=question, confidence=confidence, record=record,
+                                 subject=subject)
+            out.differences += [d for d in stated.differences if d.kind == "mismatch"]
         return out
 
     near_terms = frozenset().union(*(parsed[k].term_set for k in near))
@@ -4424,8 +4432,16 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         # is read against the clause naming Corrie Dam, not the one sharing more words ("Of the three
         # reservoirs ..., Loch Tarrin is the largest, ..., while Corrie Dam is the smallest").
         own_names = [n.tokens for n in names(claim[own[0]:own[1]], known=None)][:1]  # the clause's subject
-        named = [(a, b) for a, b in clauses(a_text) if own_names and own_names[0] <= words(a_text[a:b])]
+        e_clauses = clauses(a_text)
+        named = [(a, b) for a, b in e_clauses if own_names and own_names[0] <= words(a_text[a:b])]
         ca, cb = named[0] if len(named) == 1 else _best_clause(own_terms, a_text)
+        # (and the clauses after it that go on about the same subject: "Harold was crowned on 6 January, ..., and
+        # was the last crowned Anglo-Saxon king")
+        for a, b in e_clauses:
+            if a >= cb and _ELIDED_SUBJECT.match(a_text, a):
+                cb = b
+            elif a >= cb:
+                break
         e_rel = [(x, p) for x, p in all_rel if ca <= p < cb] or all_rel
         key = lexicon.relation_key(w)
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
@@ -4453,6 +4469,10 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                                               evidence_value=f"{a_text[pe:pe + len(x)]} ({_around(a_text, pe)})",
                                               evidence_span=_span(sent), confidence=conf["comparison"]))
             return
+
+
+#: A clause that goes on about the subject before it: "..., and was the last crowned king".
+_ELIDED_SUBJECT = re.compile(r"\W*(?:and|but)\s+(?:was|is|were|are|has|had|became|becomes|remains|remained)\b", re.I)
 
 
 #: After "after" / "before", an event (a gerund or a clause), not a place in a ranking.
@@ -5488,7 +5508,27 @@ def _same_item(a: frozenset[str], b: frozenset[str]) -> bool:
 # -- abstentions --------------------------------------------------------------------------------
 def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
     """An abstention is itself false when an evidence sentence covers what it says is missing and states
-    a value of the asked kind (a number for "how much", a date for "when", a name for "who")."""
+    a value of the asked kind (a number for "how much", a date for "when", a name for "who"). Each abstention of
+    the claim is read: "... doesn't mention any Christmas arrangements, so I can't say whether the gardens are open
+    on 26 December" is refuted by "closed on 25 and 26 December", though nothing says "Christmas"."""
+    # (a later one only when it names what it asks about by a date, a figure or a name: "so I can't confirm you'd be
+    # covered for that" restates the first)
+    pieces = [claim] + [claim[m.end():] for m in re.finditer(r",\s*so\b|;|,\s*(?:but|and)\b", claim)
+                        if lexicon.is_abstention(claim[m.end():]) and _names_its_topic(claim[m.end():])]
+    for piece in pieces:
+        found = len(out.differences)
+        _false_abstention_of(piece, claim, sents, out, conf)
+        if len(out.differences) > found:
+            return
+
+
+def _names_its_topic(abstention: str) -> bool:
+    t = _parse(lexicon.abstention_topic(abstention))
+    return bool(t.dates or t.times or t.quantities or names(t.text))
+
+
+def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) -> None:
+    """One abstention of ``whole`` (``claim``: it, from its start) against the evidence."""
     topic = lexicon.abstention_topic(claim)
     wants = _asked_kind(claim)
     warning = lexicon.denies_warning(claim)
@@ -5551,12 +5591,12 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
         # when it gives every figure the sentence states: "gives the full-time length of 12 months but not the
         # part-time one" against "12 months full-time or 24 months part-time" leaves one the context does state.
         stated = [e for e in sents[best[1]][2].quantities if not dims or e.kind in dims]
-        given = _parse(claim).quantities
+        given = _parse(whole).quantities
         if stated and all(any(_equivalent(q, e) for q in given) for e in stated):
             best = None
     if best is not None:
         k = best[1]
-        out.differences.append(Difference(slot="false_abstention", claim_value=claim.strip(),
+        out.differences.append(Difference(slot="false_abstention", claim_value=whole.strip(),
                                           evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
                                           confidence=conf["false_abstention"]))
 

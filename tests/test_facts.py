@@ -2380,3 +2380,42 @@ def test_session18_heights_with_primes_and_a_ranges_first_end():
     fc = check_facts("He is 6'1\"-6'2\" tall with short grey hair.", sentences(context))
     assert not fc.numbers_unmatched and not fc.differences, (fc.numbers_unmatched, fc.differences)
     assert check_facts("He is 6'4\" tall with short grey hair.", sentences(context)).numbers_unmatched
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # an abstention's second clause names what it asks by a date; the context states it
+    ("The notice gives the opening hours but doesn't mention holidays, so I can't say whether the library is open on "
+     "1 January.", True),
+    ("The notice gives the opening hours but doesn't mention parking, so I can't say where to leave the car.", False),
+])
+def test_session18_each_abstention_of_a_claim_is_read(claim, flag):
+    context = "The library opens 9:00-17:00 on weekdays. It is closed on 1 and 2 January. Parking is not covered here."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, slot", [
+    # what an abstention says the sources do state is checked like any claim
+    ("The page confirms a 30-day return window and a £4.95 label fee; it doesn't, however, say who pays for "
+     "exchanges.", None),
+    ("The page confirms a 14-day return window and a £4.95 label fee; it doesn't, however, say who pays for "
+     "exchanges.", "number"),
+])
+def test_session18_an_abstentions_lead_is_checked(claim, slot):
+    context = "Items can be returned within 30 days. A prepaid label costs £4.95 and is deducted from the refund."
+    fc = check_facts(claim, sentences(context))
+    assert fc.abstention
+    assert [d.slot for d in fc.differences if d.kind == "mismatch"] == ([slot] if slot else []), fc.differences
+    assert fc.non_factual == (slot is None)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ada Brenner was the first woman elected to the council, in 1921.", True),   # the context: "... and was the last"
+    ("Ada Brenner was the youngest woman elected to the council, in 1921.", False),
+    ("The Vesta 3 is the dimmest lamp of the range.", True),
+])
+def test_session18_a_superlative_in_a_clause_that_goes_on_about_the_subject(claim, flag):
+    context = ("Ada Brenner was elected in 1921, two years after the reform, and was the last woman to join the council "
+               "before 1945. The Vesta 3 is the brightest lamp of the range.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

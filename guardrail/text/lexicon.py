@@ -186,7 +186,7 @@ _SCALES: list[tuple[str, str, str]] = [
     ("difficulty", "harder hardest", "easier easiest"),
     ("noise", "louder loudest noisier noisiest", "quieter quietest"),
     ("height", "taller tallest", "shorter"),
-    ("light", "brighter brightest", "darker darkest"),
+    ("light", "brighter brightest", "darker darkest dimmest"),
     ("safety", "safer safest", "riskier riskiest"),
     ("busy", "busier busiest", "emptier emptiest"),
     ("density", "denser densest", "sparser sparsest"),
@@ -375,9 +375,9 @@ _ABSTAIN = re.compile(
     r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include)"
     # "The information provided only covers the fares; it doesn't say anything about pets": the source, what it
     # covers, then the same source as "it" / "they" after a clause break.
-    r"|(?<![\w-])(?:information|documents?|context|texts?|passages?|sources?|articles?|excerpts?|materials?|leaflet|"
+    r"|(?<![\w-])(?:information|documents?|documentation|docs|context|texts?|passages?|sources?|articles?|excerpts?|materials?|leaflet|"
     r"label|guide|manual|page|website|policy|notice|brochure|listing|description|announcement|statement|email|letter|"
-    r"schedule|timetable|handbook|contract|agreement|terms)\b[^.;:!?\n]{1,120}?(?:[;,:\u2014\u2013]|\band)\s*"
+    r"schedule|timetable|handbook|contract|agreement|terms)\b(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){1,160}?(?:[;,:\u2014\u2013]|\band)\s*"
     r"(?:it|they)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
     r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|address|discuss))",
     re.IGNORECASE,
@@ -393,9 +393,13 @@ def denies_warning(text: str) -> bool:
     return bool(_NO_WARNING.search(text))
 
 
+#: An aside inside the denial: "it doesn't, however, say ...".
+_DENIAL_ASIDE = re.compile(r",\s*(?:however|though|unfortunately|sadly|actually|admittedly|as\s+far\s+as\s+I\s+can\s+see)\s*,", re.I)
+
+
 def is_abstention(text: str) -> bool:
     """Does the sentence say the sources do not answer (rather than state a fact about the world)?"""
-    return bool(_ABSTAIN.search(text))
+    return bool(_ABSTAIN.search(_DENIAL_ASIDE.sub("", text)))
 
 
 _SOURCE_WORDS = re.compile(
@@ -403,10 +407,34 @@ _SOURCE_WORDS = re.compile(
     r"information|articles?|reports?|excerpts?|materials?|data|in|from|based|on|as|any)\b", re.I)
 
 
+_DENIAL = re.compile(r"\b(?:(?:it|they)\s+)?(?:does|do|did)\s*(?:not|n['\u2019]t)\b|\b(?:cannot|can['\u2019]t|unable|"
+                     r"isn['\u2019]t|is\s+not|are\s+not|there\s+is\s+no)\b", re.I)
+
+
+def abstention_lead(text: str) -> str:
+    """What an abstention first says the sources do state, before the denial: "The documentation confirms a 10%
+    credit; it doesn't say what applies below 99%" -> "The documentation confirms a 10% credit". Empty when the
+    sentence opens with the denial or its lead is under four words."""
+    text = _DENIAL_ASIDE.sub("", text)
+    m = _ABSTAIN.search(text)
+    if not m:
+        return ""
+    # (the denial itself, which a match that opens with the source's name may hold far into the sentence)
+    denials = list(_DENIAL.finditer(text, m.start(), m.end()))
+    cut = denials[-1].start() if denials else m.start()
+    breaks = list(re.finditer(r"[;:\u2014]|,?\s+\b(?:but|however|although|though|yet|while)\b|,\s+and\b", text[:cut]))
+    lead = text[: breaks[-1].start()].strip(" ,;:") if breaks else ""
+    return lead if len(re.findall(r"[A-Za-z0-9]{2,}", lead)) >= 4 else ""
+
+
+__all__ += ["abstention_lead"]
+
+
 def abstention_topic(text: str) -> str:
     """What an abstention says is missing: the side of the abstention phrase that is not about the sources
     ("... does not mention the price of the cream" -> "the price of the cream"; "The fee is not mentioned
     in the text" -> "The fee")."""
+    text = _DENIAL_ASIDE.sub("", text)
     m = _ABSTAIN.search(text)
     if not m:
         return text
