@@ -4300,17 +4300,28 @@ def _quantifier_sites(p: _Parsed) -> list[tuple[str, int, str]]:
 def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
     """A part said of the whole on the very word the evidence quantifies ("all customers praised" against "some
     customers praised"; "is always busy" against "is often busy"); silent when the evidence also says as much."""
-    mine = [x for x in _quantifier_sites(_parse(claim)) if x[1] == 3]
-    if not mine:
+    if not any(x[1] == 3 for x in _quantifier_sites(_parse(claim))):
         return
-    theirs = [(s, w, r, q) for _, s, p in sents for w, r, q in _quantifier_sites(p)]
-    for w, rank, q in mine:
-        lower = [(s, r, eq) for s, ew, r, eq in theirs if ew == w and r < rank]
-        if lower and not any(ew == w and r >= rank for _, ew, r, _ in theirs):
-            s, _, eq = lower[0]
-            out.differences.append(Difference(slot="quantifier", claim_value=f"{q} {w}", evidence_value=f"{eq} {w}",
-                                              evidence_span=_span(s), confidence=conf["quantifier"]))
-            return
+    theirs = [(s, w, r, q, p.term_set) for _, s, p in sents for w, r, q in _quantifier_sites(p)
+              if not re.search(rf"\b{re.escape(q)}\s+other\b", p.text, re.I)]
+    # Clause by clause: "every region comes with 99.99% on Premium; the Standard tier is covered in all regions" says
+    # "every" twice, and the context's "every region" of the Standard tier does not answer the Premium clause's.
+    bounds = [0] + [m.end() for m in re.finditer(r";", claim)] + [len(claim) + 1]
+    for a, b in zip(bounds, bounds[1:]):
+        part = _parse(claim[a:b - 1] if b <= len(claim) else claim[a:])
+        terms = set(part.term_set)
+        # ("all other regions" is the rest, not a widening of "a few regions")
+        for w, rank, q in [x for x in _quantifier_sites(part) if x[1] == 3
+                           and not re.search(rf"\b{re.escape(x[2])}\s+other\b", part.text, re.I)]:
+            lower = [(_coverage(terms, ts), s, eq) for s, ew, r, eq, ts in theirs if ew == w and r < rank]
+            higher = [_coverage(terms, ts) for _, ew, r, _, ts in theirs if ew == w and r >= rank]
+            # (silent when the evidence also says as much, unless that is said of something else: its sentence
+            # shares clearly fewer of the clause's words than the one that says less)
+            if lower and (not higher or max(lower)[0] > max(higher) + 0.1):
+                _, s, eq = max(lower, key=lambda x: x[0])
+                out.differences.append(Difference(slot="quantifier", claim_value=f"{q} {w}", evidence_value=f"{eq} {w}",
+                                                  evidence_span=_span(s), confidence=conf["quantifier"]))
+                return
 
 
 def _same_site(claim: str, e_text: str, slot: str) -> bool:

@@ -2419,3 +2419,16 @@ def test_session18_a_superlative_in_a_clause_that_goes_on_about_the_subject(clai
                "before 1945. The Vesta 3 is the brightest lamp of the range.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # "every branch" in the clause about weekends, where the context's "every branch" is said of weekdays
+    ("At weekends every branch opens at 10:00; on weekdays, all branches open at 8:30.", True),
+    ("At weekends some branches open at 10:00 and all other branches stay closed; on weekdays every branch opens "
+     "at 8:30.", False),
+])
+def test_session18_a_widened_quantifier_is_read_clause_by_clause(claim, flag):
+    context = ("At weekends some of our branches, Leith and Morningside, open at 10:00. All other branches stay "
+               "closed on Saturdays and Sundays. On weekdays every branch opens at 8:30.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
