@@ -4302,14 +4302,19 @@ def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
     customers praised"; "is always busy" against "is often busy"); silent when the evidence also says as much."""
     if not any(x[1] == 3 for x in _quantifier_sites(_parse(claim))):
         return
-    theirs = [(s, w, r, q, p.term_set) for _, s, p in sents for w, r, q in _quantifier_sites(p)
+    # (each side's words without the quantifiers, with its figures: "every branch opens at 10:00" is told from
+    # "every branch opens at 8:30" by its time)
+    def said(p: _Parsed) -> set[str]:
+        return (set(p.term_set) | _anchors(p)) - {_fold(stem(q.lower().split()[-1])) for _, _, q in _quantifier_sites(p)}
+
+    theirs = [(s, w, r, q, said(p)) for _, s, p in sents for w, r, q in _quantifier_sites(p)
               if not re.search(rf"\b{re.escape(q)}\s+other\b", p.text, re.I)]
     # Clause by clause: "every region comes with 99.99% on Premium; the Standard tier is covered in all regions" says
     # "every" twice, and the context's "every region" of the Standard tier does not answer the Premium clause's.
     bounds = [0] + [m.end() for m in re.finditer(r";", claim)] + [len(claim) + 1]
     for a, b in zip(bounds, bounds[1:]):
         part = _parse(claim[a:b - 1] if b <= len(claim) else claim[a:])
-        terms = set(part.term_set)
+        terms = said(part)
         # ("all other regions" is the rest, not a widening of "a few regions")
         for w, rank, q in [x for x in _quantifier_sites(part) if x[1] == 3
                            and not re.search(rf"\b{re.escape(x[2])}\s+other\b", part.text, re.I)]:
