@@ -936,6 +936,17 @@ def sentence_subject(text: str) -> str | None:
     return first.text if _NAMED_AS.fullmatch(text[: first.start]) else None
 
 
+#: A sentence's subject as a short plural noun phrase before its verb ("Service credits are worked out monthly"): what
+#: a "they" in the next claim refers to ("they can also be redeemed for cash").
+_PLURAL_SUBJECT = re.compile(r"\s*(?:the\s+|your\s+|our\s+|these\s+|all\s+)?((?:[A-Za-z][\w'’-]*\s+){0,2}[A-Za-z][\w'’-]*[^s\W]s)\s+"
+                             r"(?:are|were|have|had|can|cannot|will|must|may|should|do|don't|cover|include|offer|cost)\b")
+
+
+def plural_subject(text: str) -> str | None:
+    """The plural noun phrase a sentence opens with, if it opens with one ("Service credits are ..." -> "Service
+    credits"), for a "they" in the claim after it."""
+    m = _PLURAL_SUBJECT.match(text)
+    return m.group(1) if m and m.group(1).split()[0].lower() not in STOPWORDS else None
 #: A claim that places itself after the one before: "After that, ...", "Then ...", "... shortly afterwards".
 _AFTER_PREVIOUS = re.compile(r"^\W*(?:after\s+(?:that|this)|afterwards?|then|next|subsequently|later|finally)\b|"
                              r"\b(?:shortly|soon|immediately|only)\s+(?:afterwards?|after\s+that|thereafter)\b|"
@@ -1009,6 +1020,7 @@ class SentenceClaimExtractor:
 
         claims: list[Claim] = []
         subject: str | None = None
+        plural: str | None = None
         for n, c in enumerate(cands, 1):
             cites = [m.raw for m in markers if c.zone_start <= m.start < c.zone_end]
             text = answer[c.start : c.end]
@@ -1016,11 +1028,13 @@ class SentenceClaimExtractor:
             lead = _PRONOUN_LEAD.match(text)
             # "After that, disconnect ...", "... died shortly afterwards": after the claim before.
             after = claims[-1].text if claims and _AFTER_PREVIOUS.search(text) else None
+            they = lead is not None and lead.group(0).strip().lower() == "they"
             claims.append(Claim(id=f"c{n}", text=text, start=c.start, end=c.end, kind=c.kind, citations=cites,
-                                subject=subject if lead else None, after=after))
+                                subject=(subject or plural) if they else subject if lead else None, after=after))
             own = sentence_subject(text)
             if own or not lead:
                 subject = own
+                plural = plural_subject(text)
         return claims
 
     @staticmethod

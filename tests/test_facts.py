@@ -2432,3 +2432,16 @@ def test_session18_a_widened_quantifier_is_read_clause_by_clause(claim, flag):
                "closed on Saturdays and Sundays. On weekdays every branch opens at 8:30.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+def test_session18_they_after_a_plural_subject_is_read_as_it():
+    answer = ("Gift cards are sent by email within an hour and never expire; they can also be exchanged for cash at "
+              "any branch.")
+    context = "Gift cards are delivered by email within one hour. They do not expire. Gift cards are not exchangeable for cash."
+    claims = SentenceClaimExtractor().extract(answer)
+    assert claims[-1].subject == "Gift cards", [(c.text, c.subject) for c in claims]
+    flagged, fc = _flagged(claims[-1].text, context, subject=claims[-1].subject)
+    assert flagged and any(d.slot == "negation" for d in fc.differences), fc.differences
+    # a "she" is never read as a thing: only a name stands for her
+    claims = SentenceClaimExtractor().extract("Gift cards are popular. She bought three of them.")
+    assert claims[-1].subject is None
