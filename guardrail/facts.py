@@ -4140,7 +4140,31 @@ def _modal_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
         site = tuple(t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE)
         if len(site) >= _SITE_LEN and not _SITE_CONDITION.search(p.text[a: m.start()]):
             out.append((("",) + site[:_SITE_LEN + 1], "optional", m.group(0)))
-    return out
+    for m in _GERUND_MODAL.finditer(p.text):
+        # "keeping them on a lead is recommended, though optional": an act named by its gerund, then its class (the
+        # last one said: "recommended, though optional" is optional)
+        if _OPTIONAL_AFTER.match(p.text, m.start("be")):
+            continue  # read above
+        site = tuple(t for t, q in p.terms if m.start() <= q < m.start("be") and not t[0].isdigit() and t not in _SITE_GLUE)
+        cls = lexicon.modality(m.group("cls").split()[-1] if m.group("cls").lower().startswith(("though", "but")) else m.group("cls"))
+        if cls and len(site) >= _SITE_LEN:
+            out.append((("",) + site[:_SITE_LEN + 1], cls, m.group("cls")))
+    return [(tuple(_IRREGULAR.get(t, t) for t in site), cls, w) for site, cls, w in out]
+
+
+#: Past participles the stemmer leaves apart from their verb ("kept" / "keeping").
+_IRREGULAR = {stem(a): stem(b) for a, b in (
+    ("kept", "keep"), ("held", "hold"), ("paid", "pay"), ("sold", "sell"), ("made", "make"), ("given", "give"),
+    ("taken", "take"), ("brought", "bring"), ("bought", "buy"), ("left", "leave"), ("sent", "send"),
+    ("built", "build"), ("told", "tell"), ("found", "find"), ("written", "write"), ("chosen", "choose"),
+    ("worn", "wear"), ("shown", "show"), ("driven", "drive"), ("eaten", "eat"), ("seen", "see"), ("done", "do"),
+    ("left", "leave"), ("spent", "spend"), ("put", "put"), ("set", "set"), ("brought", "bring"), ("fed", "feed"),
+    ("led", "lead"), ("lent", "lend"), ("drawn", "draw"), ("frozen", "freeze"), ("hidden", "hide"), ("ridden", "ride"))}
+#: A gerund's act and the class said of it: "Keeping dogs on a lead is required", "wearing a helmet is optional".
+_GERUND_MODAL = re.compile(r"(?<![\w-])[A-Za-z]+ing\b[^,.;:()]{1,60}?\s(?P<be>(?:is|are)\s+(?:strongly\s+|entirely\s+)?)"
+                           r"(?P<cls>(?:recommended|advised|encouraged|required|mandatory|compulsory|optional|voluntary|"
+                           r"prohibited|forbidden|not\s+(?:allowed|permitted))(?:,?\s+(?:though|but)\s+(?:entirely\s+)?"
+                           r"(?:optional|voluntary|not\s+required|required|mandatory))?)\b", re.I)
 
 
 _MANNER = frozenset(_fold(stem(w)) for w in "usual normal normally usually always freely anytime".split())

@@ -2445,3 +2445,16 @@ def test_session18_they_after_a_plural_subject_is_read_as_it():
     # a "she" is never read as a thing: only a name stands for her
     claims = SentenceClaimExtractor().extract("Gift cards are popular. She bought three of them.")
     assert claims[-1].subject is None
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # an act named by its gerund and the class said of it; "kept" is the act of "keeping"
+    ("Wearing a helmet on the track is optional.", True),
+    ("Wearing a helmet on the track is recommended, though optional.", True),
+    ("Wearing a helmet on the track is mandatory.", False),
+    ("Helmets must be worn on the track.", False),
+])
+def test_session18_a_gerunds_act_and_its_class(claim, flag):
+    context = "Helmets must be worn at all times on the track. Spectators may bring folding chairs."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
