@@ -4997,14 +4997,17 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
     if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
         return
     strong = lexicon.condition_cues(claim)
-    if strong or lexicon.condition_cues(claim, strong=False):
+    # (and a claim that says a clause holds in every case: "..., personalised items can't be returned under any
+    # circumstances, and refunds go back ..." is read clause by clause too)
+    if strong or lexicon.condition_cues(claim, strong=False) or _ALL_CASES.search(claim):
         # A condition of one clause is not the other's: "... covers a battery replacement, and accidental damage
         # is excluded unless you bought CarePlus" keeps the second clause's condition and may drop the first's.
         parts = [claim[a:b] for a, b in clauses(claim)]
         for part in parts if len(parts) > 1 else ():
             if lexicon.condition_cues(part) or lexicon.condition_cues(part, strong=False):
                 continue
-            p_terms = set(_parse(part).term_set)
+            # (an aside between commas is no word of what the clause says: "personalised items, however, can't be ...")
+            p_terms = set(_parse(_ASIDE_WORD.sub(" ", part)).term_set)
             idf = _idf(p_terms, [p for _, _, p in sents])
             scores = [_coverage(p_terms, p.term_set, idf) for _, _, p in sents]
             for k in sorted((k for k in range(len(sents)) if scores[k] >= 0.5), key=lambda k: -scores[k])[:3]:
@@ -5058,6 +5061,10 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         return
 
 
+#: A clause said to hold in every case, outright ("can't be returned under any circumstances").
+_ALL_CASES = re.compile(r"\b(?:under\s+any\s+circumstances|in\s+(?:all|every|any)\s+cases?|regardless|always|whether\s+or\s+not|"
+                        r"no\s+matter|at\s+all\s+times|without\s+exception)\b", re.I)
+_ASIDE_WORD = re.compile(r",\s*(?:however|though|meanwhile|also|too|instead|moreover|furthermore|in\s+turn|as\s+well)\s*,", re.I)
 _WITHOUT_ING = re.compile(r"\bwithout\s+(?:first\s+|actually\s+|ever\s+)?([a-z]{3,}ing)\b", re.I)
 
 
@@ -5341,6 +5348,8 @@ def _lists(claim: str, all_text: str, out: FactCheck, conf) -> None:
     if not m:
         return
     items = re.split(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))
+    if any(_DISCOURSE.fullmatch(it.strip()) for it in items[1:]):
+        return  # "personalised items, however, can't be returned ...": an aside between commas, no list
     ev_terms = {_fold(t) for t in content_terms(all_text)}
     for it in items[1:]:
         terms = {_fold(t) for t in content_terms(it) if not t[0].isdigit()}

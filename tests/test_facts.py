@@ -2458,3 +2458,22 @@ def test_session18_a_gerunds_act_and_its_class(claim, flag):
     context = "Helmets must be worn at all times on the track. Spectators may bring folding chairs."
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a clause said to hold in every case, inside a longer claim, with an aside between commas
+    ("Gift wrap is free, and engraved items, however, cannot be exchanged under any circumstances.", True),
+    ("Gift wrap is free, and engraved items cannot be exchanged unless they arrive damaged.", False),
+    # "only where" is a condition too
+    ("Travel time is paid at the standard rate.", True),
+])
+def test_session18_a_condition_dropped_by_an_all_cases_clause(claim, flag):
+    context = ("Gift wrap is free on all orders. Engraved items cannot be exchanged unless they arrive damaged. "
+               "Travel time is paid at the standard rate, but only where it exceeds one hour a day.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+def test_session18_an_aside_between_commas_is_no_list_item():
+    fc = check_facts("The lounge, however, closes at 22:00.", sentences("The lounge closes at 22:00 every day."))
+    assert not [d for d in fc.differences if d.slot == "list_item"], fc.differences
