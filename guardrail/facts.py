@@ -5018,7 +5018,7 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             return
     # (the sentence it aligns to best, or, for a claim that says it holds unconditionally, any it aligns to:
     # "... whether or not anyone signs it off; ... exempt from the cap" against "... only if approved")
-    for k in (list(dict.fromkeys(support[:1] + near))[:4] if _NO_CONDITION.search(claim) else support[:1]):
+    for k in (list(dict.fromkeys(list(support[:1]) + list(near)))[:4] if _NO_CONDITION.search(claim) else support[:1]):
         text = sents[k][2].text
         cues = lexicon.condition_cues(text)
         weak = False
