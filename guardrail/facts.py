@@ -1488,6 +1488,18 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (an operand of the claim's arithmetic)")
             continue
+        if q.bound in ("gt", "lt"):
+            # "just under 95%" is the sentence's 94.6%, whatever else it states at 95% (the target): a strict bound a
+            # value right beside it meets, stated with the claim's words
+            q_words = _local_terms(c, q)
+            close = next(((k, o) for k, o, _ in pool if k in near and not o.bound and _comparable(q, o)
+                          and _within_bound(q, o) and abs(o.value - q.value) <= 0.02 * abs(q.value)
+                          and q_words & (_local_terms(sents[k][2], o) | _window_terms(sents[k][2], o))), None)
+            if close is not None:
+                out.numbers_matched += 1
+                out.reworded.append(f"{q.text} (a bound the evidence's {close[1].text} meets)")
+                out.rewrites.append((q.start, q.end, close[1].text))
+                continue
         # Of several places that state the value, the one with more of the claim's words in its clause,
         # then the one under the same kind of bound ("notice for leave over 5 days" is "Leave longer than five
         # days needs ... notice", not another sentence's "up to 5 days").
@@ -1569,8 +1581,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
                 continue
-            if q.bound and not e.bound and q.bound in ("gt", "lt") and not q.approx and not e.approx:
-                # ("over 4,500" against "about 4,500" is the same loose figure, not a new limit)
+            if q.bound and not e.bound and q.bound in ("gt", "lt") and not q.approx and not e.approx \
+                    and not any(o is not e and not o.bound and _comparable(q, o) and _within_bound(q, o)
+                                and abs(o.value - e.value) <= 0.02 * abs(e.value) for o in sents[k][2].quantities):
+                # ("over 4,500" against "about 4,500" is the same loose figure, not a new limit; "just under 95%" is
+                # the 94.6% beside a target of 95%, not a limit on the target)
                 out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[k][1]), confidence=conf["bound"]))
                 continue
@@ -3781,6 +3796,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                           evidence_span=span, confidence=conf["modality"]))
         return
     neg_c, neg_e = _negates_shared(claim, shared), _negates_shared(e_text, shared)
+    if neg_c != neg_e and _same_negations(claim, e_text):
+        neg_c = neg_e  # "miss an appointment without giving 24 hours' notice" on both sides: one negation, read alike
     if neg_c != neg_e and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
         cue_c = lexicon.negation_cues(claim)
         cue_e = lexicon.negation_cues(e_text)
@@ -4405,6 +4422,18 @@ def _modal_on_shared(text: str, shared: set[str]) -> bool:
         return False
     after = [t for t, _ in terms_with_offsets(text[pos + len(phrase): pos + len(phrase) + 60])][:3]
     return any(_fold(t) in shared for t in after)
+
+
+def _same_negations(a: str, b: str) -> bool:
+    """Both texts say the same negations of the same words: each cue with the two words after it, on both sides."""
+    def said(t: str) -> set[tuple[str, ...]]:
+        out = set()
+        for m in re.finditer(r"\b(?:not|no|never|without|n['\u2019]t|cannot)\b", t, re.I):
+            after = tuple(_fold(stem(w)) for w in content_terms(t[m.end():m.end() + 40]))[:2]
+            out.add((m.group(0).lower().replace("\u2019", "'"),) + after)
+        return out
+    sa = said(a)
+    return bool(sa) and sa == said(b)
 
 
 def _negates_shared(text: str, shared: set[str]) -> bool:

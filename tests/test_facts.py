@@ -2477,3 +2477,21 @@ def test_session18_a_condition_dropped_by_an_all_cases_clause(claim, flag):
 def test_session18_an_aside_between_commas_is_no_list_item():
     fc = check_facts("The lounge, however, closes at 22:00.", sentences("The lounge closes at 22:00 every day."))
     assert not [d for d in fc.differences if d.slot == "list_item"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Attendance was just under 80%, short of the goal.", False),   # 79.4%, beside a goal of 80%
+    ("Attendance was just over 80%.", True),
+    ("The new release brings gains of up to 15% over 2.3 on large imports.", False),  # "over 2.3": compared with 2.3
+])
+def test_session18_a_strict_bound_met_beside_an_equal_figure_and_over_as_against(claim, flag):
+    context = ("Attendance was 79.4% this term, against a goal of 80%. Release 2.4 may be up to 15% faster than 2.3 "
+               "on large imports.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+def test_session18_one_negation_read_alike_on_both_sides():
+    context = "Members who cancel without giving 48 hours' notice will be charged the full class fee by the studio."
+    ok, fc = _flagged("The studio charges the full class fee if you cancel without giving 48 hours' notice.", context)
+    assert not ok, fc.differences

@@ -563,6 +563,9 @@ _ONE_AS_PRONOUN = re.compile(r"\b(?:a|an|the|this|that|which|another|each|every|
 _FEET = frozenset({"ft", "foot", "feet", "'"})
 _INCHES = frozenset({"in", "inch", "inches", '"'})
 _POUNDS = frozenset({"lb", "lbs", "pound", "pounds"})
+#: Before "over", what makes it "compared with": a percentage or a gain ("30% over 4.1", "a lead over", "faster over").
+_OVER_AS_AGAINST = re.compile(r"(?:\d\s*%|\bper\s*cent|\bpercent|\b(?:gains?|improvements?|increases?|lead|advantage|"
+                              r"premium|edge|margin|faster|slower|better|worse|cheaper|dearer))\s*$", re.I)
 #: A comparison denied by the word before it, or by a subject "no ..." ("no class has more than 28 pupils").
 _DENIED_BOUND = re.compile(r"\b(?:no|not|never)\s+$|\b(?:no|none\s+of\s+(?:the|its|their))\s+(?:[a-z]+\s+){0,3}?"
                            r"(?:has|have|had|is|are|was|were|may|can|will|shall|should|must|could|gets?|takes?|lasts?)\s+"
@@ -733,6 +736,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
             tail = _AND_OVER.match(text, end)
             if tail:
                 bound = "min" if tail.group(1).lower() in ("over", "above", "older", "up", "upwards", "more") else "max"
+        if bound_raw == "over" and _OVER_AS_AGAINST.search(text[max(0, m.start() - 30):m.start()]):
+            # "gains of up to 30% over 4.1", "a 12-point lead over Kent": what it is compared with, no limit
+            bound, m_text_start = None, m.start() + len(m.group("bound") or "")
         if bound_raw == "over" and dim == "time" and not _OVER_AS_MORE.search(text[max(0, m.start() - 24):m.start()]):
             # "plant 2,500 trees over three years", "HbA1c fell over 52 weeks": during, not more than (but
             # "took over 3 years", "for over a decade")
