@@ -4428,7 +4428,7 @@ def _same_negations(a: str, b: str) -> bool:
     """Both texts say the same negations of the same words: each cue with the two words after it, on both sides."""
     def said(t: str) -> set[tuple[str, ...]]:
         out = set()
-        for m in re.finditer(r"\b(?:not|no|never|without|n['\u2019]t|cannot)\b", t, re.I):
+        for m in re.finditer(r"\b(?:not|no|never|without|cannot)\b|n['\u2019]t\b", t, re.I):
             after = tuple(_fold(stem(w)) for w in content_terms(t[m.end():m.end() + 40]))[:2]
             out.add((m.group(0).lower().replace("\u2019", "'"),) + after)
         return out

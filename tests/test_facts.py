@@ -2495,3 +2495,11 @@ def test_session18_one_negation_read_alike_on_both_sides():
     context = "Members who cancel without giving 48 hours' notice will be charged the full class fee by the studio."
     ok, fc = _flagged("The studio charges the full class fee if you cancel without giving 48 hours' notice.", context)
     assert not ok, fc.differences
+
+
+def test_session18_a_contracted_not_is_a_negation_of_its_own():
+    from guardrail.facts import _same_negations
+
+    evidence = "Members who cancel without giving notice are charged the fee."
+    assert _same_negations("You are charged the fee if you cancel without giving notice.", evidence)
+    assert not _same_negations("You aren't charged the fee if you cancel without giving notice.", evidence)
