@@ -29,6 +29,7 @@ Parsing is per sentence and cached, so a context shared by many claims is parsed
 
 from __future__ import annotations
 
+import datetime
 import functools
 from collections import Counter
 import math
@@ -1820,8 +1821,6 @@ _YEAR_AFTER = re.compile(r"\b(?:the\s+(?:year\s+after|following\s+year|next\s+ye
 def _date_shifted(d: DateValue, c: _Parsed, sents, near) -> str | None:
     """A full date that is a stated date plus or minus a span of days or weeks stated by the claim or the sentences
     it aligns to ("from 28 March 2025" for "starts on 14 March 2025 ... begins 14 days after"), or None."""
-    import datetime
-
     if None in (d.year, d.month, d.day):
         return None
     try:
@@ -4175,7 +4174,7 @@ _IRREGULAR = {stem(a): stem(b) for a, b in (
     ("taken", "take"), ("brought", "bring"), ("bought", "buy"), ("left", "leave"), ("sent", "send"),
     ("built", "build"), ("told", "tell"), ("found", "find"), ("written", "write"), ("chosen", "choose"),
     ("worn", "wear"), ("shown", "show"), ("driven", "drive"), ("eaten", "eat"), ("seen", "see"), ("done", "do"),
-    ("left", "leave"), ("spent", "spend"), ("put", "put"), ("set", "set"), ("brought", "bring"), ("fed", "feed"),
+    ("spent", "spend"), ("fed", "feed"),
     ("led", "lead"), ("lent", "lend"), ("drawn", "draw"), ("frozen", "freeze"), ("hidden", "hide"), ("ridden", "ride"))}
 #: A gerund's act and the class said of it: "Keeping dogs on a lead is required", "wearing a helmet is optional".
 _GERUND_MODAL = re.compile(r"(?<![\w-])[A-Za-z]+ing\b[^,.;:()]{1,60}?\s(?P<be>(?:is|are)\s+(?:strongly\s+|entirely\s+)?)"
@@ -5036,7 +5035,7 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             if lexicon.condition_cues(part) or lexicon.condition_cues(part, strong=False):
                 continue
             # (an aside between commas is no word of what the clause says: "personalised items, however, can't be ...")
-            p_terms = set(_parse(_ASIDE_WORD.sub(" ", part)).term_set)
+            p_terms = set(_parse(lexicon.without_asides(part)).term_set)
             idf = _idf(p_terms, [p for _, _, p in sents])
             scores = [_coverage(p_terms, p.term_set, idf) for _, _, p in sents]
             for k in sorted((k for k in range(len(sents)) if scores[k] >= 0.5), key=lambda k: -scores[k])[:3]:
@@ -5093,7 +5092,6 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
 #: A clause said to hold in every case, outright ("can't be returned under any circumstances").
 _ALL_CASES = re.compile(r"\b(?:under\s+any\s+circumstances|in\s+(?:all|every|any)\s+cases?|regardless|always|whether\s+or\s+not|"
                         r"no\s+matter|at\s+all\s+times|without\s+exception)\b", re.I)
-_ASIDE_WORD = re.compile(r",\s*(?:however|though|meanwhile|also|too|instead|moreover|furthermore|in\s+turn|as\s+well)\s*,", re.I)
 _WITHOUT_ING = re.compile(r"\bwithout\s+(?:first\s+|actually\s+|ever\s+)?([a-z]{3,}ing)\b", re.I)
 
 

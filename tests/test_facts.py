@@ -2503,3 +2503,21 @@ def test_session18_a_contracted_not_is_a_negation_of_its_own():
     evidence = "Members who cancel without giving notice are charged the fee."
     assert _same_negations("You are charged the fee if you cancel without giving notice.", evidence)
     assert not _same_negations("You aren't charged the fee if you cancel without giving notice.", evidence)
+
+
+# Silent passes found in session 18 and not yet fixed (docs/benchmarks.md, "Session 18"): strict, so the day a change
+# catches them the marker has to go.
+@pytest.mark.xfail(strict=True, reason="a difference of the whole and the subject's own part is taken as its figure")
+def test_session18_known_silent_pass_a_part_derived_from_the_whole():
+    context = ("The team runs three clinics a week. The Monday clinic at Ashgrove has 24 slots, the Wednesday clinic at "
+               "Mill Lane has 18, and the Friday clinic at Ashgrove has 30.")
+    fc = check_facts("Across the three clinics there are 72 slots, 48 of them at Ashgrove.", sentences(context))
+    assert fc.numbers_unmatched, fc.reworded
+
+
+@pytest.mark.xfail(strict=True, reason="a negation of the claim's own verb beside a negation both sides share")
+def test_session18_known_silent_pass_a_negated_verb_beside_a_shared_without():
+    context = "Patients who miss an appointment without giving 24 hours' notice will be charged a £25 fee."
+    flagged, fc = _flagged("The practice doesn't charge a fee if you miss an appointment without giving 24 hours' notice.",
+                           context)
+    assert flagged, fc.differences

@@ -393,13 +393,23 @@ def denies_warning(text: str) -> bool:
     return bool(_NO_WARNING.search(text))
 
 
-#: An aside inside the denial: "it doesn't, however, say ...".
-_DENIAL_ASIDE = re.compile(r",\s*(?:however|though|unfortunately|sadly|actually|admittedly|as\s+far\s+as\s+I\s+can\s+see)\s*,", re.I)
+#: A word set off between commas that says nothing of what the clause states: "it doesn't, however, say ...",
+#: "personalised items, however, can't be returned".
+_ASIDE = re.compile(r",\s*(?:however|though|meanwhile|also|too|instead|moreover|furthermore|in\s+turn|as\s+well|"
+                    r"unfortunately|sadly|actually|admittedly|as\s+far\s+as\s+I\s+can\s+see)\s*,", re.I)
+
+
+def without_asides(text: str) -> str:
+    """``text`` with its asides between commas ("..., however, ...") taken out."""
+    return _ASIDE.sub("", text)
+
+
+__all__ += ["without_asides"]
 
 
 def is_abstention(text: str) -> bool:
     """Does the sentence say the sources do not answer (rather than state a fact about the world)?"""
-    return bool(_ABSTAIN.search(_DENIAL_ASIDE.sub("", text)))
+    return bool(_ABSTAIN.search(without_asides(text)))
 
 
 _SOURCE_WORDS = re.compile(
@@ -415,7 +425,7 @@ def abstention_lead(text: str) -> str:
     """What an abstention first says the sources do state, before the denial: "The documentation confirms a 10%
     credit; it doesn't say what applies below 99%" -> "The documentation confirms a 10% credit". Empty when the
     sentence opens with the denial or its lead is under four words."""
-    text = _DENIAL_ASIDE.sub("", text)
+    text = without_asides(text)
     m = _ABSTAIN.search(text)
     if not m:
         return ""
@@ -434,7 +444,7 @@ def abstention_topic(text: str) -> str:
     """What an abstention says is missing: the side of the abstention phrase that is not about the sources
     ("... does not mention the price of the cream" -> "the price of the cream"; "The fee is not mentioned
     in the text" -> "The fee")."""
-    text = _DENIAL_ASIDE.sub("", text)
+    text = without_asides(text)
     m = _ABSTAIN.search(text)
     if not m:
         return text
