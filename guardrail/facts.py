@@ -5404,7 +5404,8 @@ def _enumerated(text: str, trim_last: bool = False, long_items: bool = False) ->
         for piece in _LIST_COMMA.split(text[lo:m.start()]):  # (not the comma of "2,000")
             parts.append((piece, pos))
             pos += len(piece) + 1
-        tail = re.match(r"(?:[^,.;:!?\n()\[\]\u2014\u2013]|(?<=\d)\.(?=\d))+", text[m.end():])
+        # (300 characters at most, as before it: with decimals read through, "3.5% and 3.5% and ..." has no end)
+        tail = re.match(r"(?:[^,.;:!?\n()\[\]\u2014\u2013]|(?<=\d)\.(?=\d))+", text[m.end():m.end() + 300])
         if not tail:
             continue
         items = [(t.strip(), p + len(t) - len(t.lstrip())) for t, p in parts if t.strip()]
