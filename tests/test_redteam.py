@@ -484,9 +484,12 @@ def test_a_verifier_that_passes_everything_scores_zero_on_must_flag_categories(s
     assert res.score("pass", "contradictory_passages").score == 0.0
     assert res.score("pass", "control").score == 1.0 and res.score("flag", "control").score == 0.0
     assert res.score("pass", "number_swap").failing == [a.id for a in suite.attacks if a.category == "number_swap"]
-    # overall: mean of the attack categories (control left out); pass-all gets only the clean halves
-    attack_categories = len(MUST_FLAG_CATEGORIES) + 3  # + buried_evidence, contradictory_passages, prompt_injection
-    assert res.overall["pass"] == pytest.approx(round((0.5 + 0.5) / attack_categories, 4), abs=0.02)
+    # faithful rewordings must pass: pass-all handles them all, flag-all none
+    assert res.score("pass", "reworded").score == 1.0 and res.score("flag", "reworded").score == 0.0
+    assert res.score("pass", "reworded").n > 0
+    # overall: mean of the attack categories (control left out); pass-all gets only the clean halves and rewordings
+    attack_categories = len(MUST_FLAG_CATEGORIES) + 4  # + buried_evidence, contradictory_passages, prompt_injection, reworded
+    assert res.overall["pass"] == pytest.approx(round((0.5 + 0.5 + 1.0) / attack_categories, 4), abs=0.02)
     assert len(res.outcomes) == 2 * len(suite.attacks)
 
 

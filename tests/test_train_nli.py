@@ -205,3 +205,28 @@ def test_padded_batches_of_pretokenised_rows_are_what_the_tokenizer_pads():
     assert np.array_equal(ids, np.array([e.ids for e in enc]))
     assert np.array_equal(mask, np.array([e.attention_mask for e in enc]))
     assert np.array_equal(types, np.array([e.type_ids for e in enc]))
+
+
+def test_rewordings_append_faithful_restatements_of_supported_claims_only(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [
+        {"premise": "The pool is 25 m long and opens at 07:00.", "hypothesis": "The pool is 25 m long and opens at 07:00.",
+         "label": "supported", "two_way": False, "source": "ragtruth_qa", "part": "train"},
+        {"premise": "The pool is 25 m long.", "hypothesis": "The pool is 50 m long.",
+         "label": "contradicted", "two_way": False, "source": "ragtruth_qa", "part": "train"},
+        {"premise": "Ferries run 12 times a day.", "hypothesis": "Ferries run 12 times a day.",
+         "label": "supported", "two_way": False, "source": "snli_esnli", "part": "train"},
+        {"premise": "It closed in 1998.", "hypothesis": "It closed in 1998.", "label": "supported", "two_way": False,
+         "source": "hard_supported", "part": "heldout"},
+    ]
+    (work / "mix.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = argparse.Namespace(work=str(work), seed=5, reworded_pairs=10)
+    for _ in range(2):  # a second run replaces the rows the first appended
+        nli.rewordings(args)
+        out = [json.loads(line) for line in (work / "mix.jsonl").open(encoding="utf-8")]
+        added = [r for r in out if r["source"] == "reworded"]
+        assert len(out) == len(rows) + len(added) and len(added) == 1, out
+    r = added[0]
+    assert r["label"] == "supported" and r["premise"] == rows[0]["premise"] and r["hypothesis"] != rows[0]["hypothesis"]
+    assert r["kinds"] and set(r["kinds"]) <= set(__import__("guardrail.eval.redteam.reword", fromlist=["x"]).REWORD_KINDS)

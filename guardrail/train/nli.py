@@ -23,7 +23,10 @@ windows, the question in front when there is one, 128 tokens at most) and learns
     against its own window (supported), the mutated sentence (contradicted), the sentence against windows
     of the same context that do not contain it (unsupported); seeded;
 (d) the train half of the SummaC / AggreFact / WiCE dev files (split by id, seeded); the other half is
-    never read here.
+    never read here;
+(f) ``rewordings``: supported claims of (b) and (c) reworded by the text layer (number words, converted
+    units, scales, rounding under "about", date and time formats; ``guardrail.eval.redteam.reword``),
+    still against the premise in the original wording, labelled supported.
 
 Two-way sources (``neutral`` there means "not entailed") train P(supported) against the sum of the other
 two classes, so they never teach the model that a contradiction is "unsupported".
@@ -377,6 +380,43 @@ def edits(args: argparse.Namespace) -> Path:
             fh.write(json.dumps(r) + "\n")
     tmp.replace(path)
     log.info("claim edits: %d from %d supported claims: %s", len(out), len(pool), dict(added))
+    return path
+
+
+def rewordings(args: argparse.Namespace) -> Path:
+    """(f): supported claims reworded faithfully, against their own premise; appended to ``mix.jsonl``.
+
+    Why: every supported pair of (b) and (c) copies its premise's wording, so the model learnt that a figure
+    written another way ("thirty-four", "about 3.1 miles", "2025-03-14") is not supported: on the fact
+    suites' faithful controls it scored them 0.7-0.9 not supported. Here the claim carries the same value in
+    other words and the premise keeps the original. Seeded; rows already appended are replaced.
+    """
+    from guardrail.eval.redteam.reword import reword
+
+    work = Path(args.work)
+    path = work / "mix.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+    rows = [r for r in rows if r["source"] != "reworded"]
+    rng = random.Random(args.seed + 11)
+    pool = [r for r in rows if r["part"] == "train" and r["label"] == "supported"
+            and r["source"] in ("ragtruth_qa", "ragtruth_summary", "ragtruth_data2txt", "hard_supported")]
+    rng.shuffle(pool)
+    out: list[dict] = []
+    kinds: Counter[str] = Counter()
+    for src in pool:
+        if len(out) >= args.reworded_pairs:
+            break
+        got = reword(src["hypothesis"], rng)
+        if got is None or got[0] == src["hypothesis"]:
+            continue
+        out.append({**src, "hypothesis": got[0], "source": "reworded", "kinds": got[1]})
+        kinds.update(got[1])
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for r in rows + out:
+            fh.write(json.dumps(r) + "\n")
+    tmp.replace(path)
+    log.info("rewordings: %d from %d supported claims: %s", len(out), len(pool), dict(kinds))
     return path
 
 
@@ -847,7 +887,7 @@ def ablation(args: argparse.Namespace) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="guardrail.train.nli", description=__doc__.split("\n\n")[0])
-    ap.add_argument("stage", choices=["mix", "edits", "train", "heldout", "bench", "halves", "ablation"])
+    ap.add_argument("stage", choices=["mix", "edits", "rewordings", "train", "heldout", "bench", "halves", "ablation"])
     ap.add_argument("--model", default=None, help="heldout: the exported model folder to score")
     ap.add_argument("--work", default=os.environ.get("GUARDRAIL_TRAIN_WORK", "runs/nli"))
     ap.add_argument("--seed", type=int, default=13)
@@ -856,6 +896,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--hard-pairs", type=int, default=12000)
     ap.add_argument("--edit-pairs", type=int, default=9000, help="edits: supported RAGTruth claims to edit")
     ap.add_argument("--edit-cap", type=int, default=1200, help="edits: at most this many per edit category (0: no cap)")
+    ap.add_argument("--reworded-pairs", type=int, default=8000, help="rewordings: supported claims to reword")
     ap.add_argument("--paired", action="store_true",
                     help="edits: also add each edited claim's original (supported), trained in the edit's batch")
     ap.add_argument("--batch-size", type=int, default=32)
@@ -900,7 +941,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     setup_run()
-    {"mix": mix, "edits": edits, "train": train, "heldout": heldout, "bench": bench, "halves": halves,
+    {"mix": mix, "edits": edits, "rewordings": rewordings, "train": train, "heldout": heldout, "bench": bench, "halves": halves,
      "ablation": ablation}[args.stage](args)
     return 0
 

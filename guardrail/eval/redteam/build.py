@@ -25,6 +25,7 @@ from .models import (
     Mutation,
     SkippedAttack,
 )
+from .reword import reword
 from .mutate import (
     CONNECTOR,
     META,
@@ -439,6 +440,24 @@ def _attacks_for(b: _Builder, ex: EvalExample, category: Category, per_example: 
                     source_id=ex.id,
                     example=_mutated_example(ex, base, ex.response, ex.context, None, "", False),
                     mutation=Mutation(description="unchanged faithful answer and context"),
+                )
+            )
+            continue
+        if category == "reworded":
+            if k > 0:
+                break  # one rewording per source, like the control it varies
+            got = reword(ex.response, rng)
+            if got is None:
+                reasons.append("no figure, date or time the text layer can reword")
+                continue
+            out.append(
+                Attack(
+                    id=base,
+                    category="reworded",
+                    kind="must_not_fool",
+                    source_id=ex.id,
+                    example=_mutated_example(ex, base, got[0], ex.context, None, "", False),
+                    mutation=Mutation(description="faithful rewording: " + ", ".join(got[1])),
                 )
             )
             continue

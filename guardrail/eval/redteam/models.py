@@ -27,6 +27,7 @@ Category = Literal[
     "buried_evidence",
     "contradictory_passages",
     "prompt_injection",
+    "reworded",
     "control",
 ]
 Kind = Literal["must_flag", "must_not_fool"]
@@ -41,6 +42,7 @@ CATEGORIES: tuple[Category, ...] = MUST_FLAG_CATEGORIES + (
     "buried_evidence",
     "contradictory_passages",
     "prompt_injection",
+    "reworded",
     "control",
 )
 

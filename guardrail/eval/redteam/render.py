@@ -18,6 +18,7 @@ _EXPECT = {cat: "flagged" for cat in MUST_FLAG_CATEGORIES} | {
     "buried_evidence": "both",
     "contradictory_passages": "not supported",
     "prompt_injection": "both",
+    "reworded": "not flagged",
     "control": "not flagged",
 }
 _KIND_ROW = {"must_not_fool": ("clean answer", "not flagged"), "must_flag": ("mutated answer", "flagged")}
