@@ -136,12 +136,18 @@ _LOWER_ABBREV = frozenset(
 )
 
 
+#: The label of a record's field after a period: "Consignee:", "Freight terms:" (one to three words, a colon).
+_FIELD_LABEL = re.compile(r"[ \t]+[A-Z][a-z]+(?:[ \t]+[a-z]+){0,2}:[ \t]")
+
+
 def _missed_boundary(text: str, s: int, dot: int, always: bool) -> bool:
     before = text[s:dot]
     if before.count('"') % 2 or before.count("\u201c") > before.count("\u201d"):
         return False  # inside a quotation, which sentencex keeps whole on purpose
     if always:  # "\u2026" or ".)"
         return True
+    if _FIELD_LABEL.match(text, dot + 1):
+        return True  # a record's next field: "Shipper: Jiangyin Homewares Co. Consignee: Brookfield Interiors Ltd."
     w = dot
     while w > s and text[w - 1].isalpha():
         w -= 1
@@ -917,7 +923,7 @@ _PRONOUN_LEAD = re.compile(r"\s*(?:it|he|she|they)\b(?!\s+(?:is|was)\s+(?:not\s+
 
 def sentence_subject(text: str) -> str | None:
     """The name a sentence opens with ("The Eiffel Tower was ..." -> "Eiffel Tower"), if it opens with one."""
-    from .text.names import names
+    from .text.names import codes, names
 
     found = names(text, known=None)
     if not found:
@@ -926,6 +932,10 @@ def sentence_subject(text: str) -> str | None:
                         text)
         if lead and lead.group(1).split()[0].lower() not in STOPWORDS:
             return lead.group(1)
+        # (or by its code alone: "3B is the two-bed ...", "The C3 weighs 23 kg")
+        code = re.match(r"\s*(?:the\s+)?([A-Za-z0-9]{2,10})\s+(?:is|was|has|had|comes|weighs|costs|uses|offers|gets|includes)\b", text)
+        if code and codes(code.group(1)):
+            return code.group(1)
         return None
     first = found[0]
     if len(text[: first.start].split()) <= 1:

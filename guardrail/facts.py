@@ -505,7 +505,9 @@ def check_facts(
             _swapped(claim, a_text, aligned_sent, out, conf)
     # (the names of an aside between commas are not the verb's: "Glen Crisps, the Perth snack maker, bought ...")
     asides = [(m.start(), m.end()) for m in _COMMA_ASIDE.finditer(claim)]
-    parties = [n for n in c_names if not any(a <= n.start < b for a, b in asides)]
+    # (nor is a place the act happened at: "beat Riverside Rangers 3–2 at Pellow Park")
+    parties = [n for n in c_names if not any(a <= n.start < b for a, b in asides)
+               and not re.search(r"\b(?:at|in|near|inside|outside)\s+(?:the\s+)?$", claim[max(0, n.start - 12):n.start])]
     if len(parties) == 2 and not any(d.slot == "role" for d in out.differences) and _acts(claim, parties):
         # Who did what to whom is read in the sentence that names both, which need not be the one the rest of
         # the claim aligns to best ("..., with the deal closing in February" aligns to the next sentence).
@@ -519,6 +521,7 @@ def check_facts(
                     break
     _from_to_swapped(claim, sents, out, conf)
     _superlative_of_name(claim, sents, out, conf)
+    _figure_relation(c, sents, out, conf)
     _only_one(claim, sents, known, out, conf, subject)
     _only_of_several(claim, c_names, sents, out, conf)
     _ranked_by_figures(claim, sents, known, out, conf)
@@ -528,7 +531,10 @@ def check_facts(
     _passive_claim(claim, sents, known, out, conf)
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
-    _segment_moved(claim, c, sents, known, out, conf)
+    # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
+    # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
+    about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
+    _segment_moved(about, c if about is claim else _parse(about), sents, known, out, conf)
     _label_moved(claim, sents, known, out, conf)
     _superseded_holder(claim, c, c_names, sents, known, out, conf)
     _attributes(claim, c_terms, sents, idf, out, conf)
@@ -779,7 +785,7 @@ def _period(text: str, q: Quantity) -> str | None:
 
 
 def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True, period: str | None = None,
-                total: bool = False) -> _Derivation | None:
+                total: bool = False, shared: bool = True) -> _Derivation | None:
     """A claim value the context's figures give by one or two operations: a sum, a difference, a product
     (a rate times a count), a quotient, a share or a percentage change. Returns how, or None.
 
@@ -806,8 +812,15 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
     vals = once
     target, mag = (q.magnitude, q.magnitude) if q.kind == "percent" else (q.value, q.magnitude)
     tol = 0.006 if not q.approx else 0.05
+    # An exact figure is the result rounded to the digits it is written with, no looser: "199 kg" is not 180 + 15 + 5,
+    # "168.8 kg" is 150 + 12.8 + 6 (half a unit of its last digit; "1,500" has two, so 1,497 rounds to it).
+    # (and never looser than the relative tolerance: "3.5 hours" is no 4.5 hours - 45 minutes - 12 minutes = 3.55)
+    half = 0.5 * 10 ** (math.floor(math.log10(abs(mag))) - q.digits + 1) * abs(target / mag) \
+        if not q.approx and mag and q.digits else None
 
     def close(x: float, t: float | None = None) -> bool:
+        if t is None and half is not None:
+            return abs(x - target) <= max(min(half, tol * abs(target)), 1e-9 * abs(target))
         return math.isclose(x, target if t is None else t, rel_tol=tol, abs_tol=1e-9)
 
     def same_kind(a: Quantity, b: Quantity) -> bool:
@@ -833,7 +846,9 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                         return _Derivation(f"{x.text} of {y.text}", "share", (x, y))
                 continue
             for x, y in ((a, b), (b, a)):  # a share of a figure: "2% of income" x "$30,000" = "$600"
-                if x.kind == "percent" and y.kind == q.kind and y.kind != "percent" and close(y.value * x.magnitude / 100):
+                # ("sites: 36" is no 95% of the 38 sites where the claim says nothing of a share)
+                if x.kind == "percent" and y.kind == q.kind and y.kind != "percent" and close(y.value * x.magnitude / 100) \
+                        and (shared or y.dimension != q.dimension):
                     return _Derivation(f"{x.text} of {y.text}", "share", (x, y))
                 # a figure less or plus a percentage of itself: "£1,840 with a 25% discount" = "£1,380"
                 if x.kind == "percent" and y.dimension == q.dimension and y.kind != "percent" and 0 < x.magnitude < 100:
@@ -1167,6 +1182,11 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
     # Within a sentence: the figure stated with the claim's subject is another than the one computed from
     # ("the Basic plan is $25 a month and the Pro plan is $40 a month": "Pro costs $300 a year" is Basic's).
     claim_words = c.wording - {_fold(t) for t in content_terms(asked)}
+    if how.op in ("product", "quotient", "share", "sum") \
+            and sum(1 for x in c.quantities if x is not q and x.dimension == q.dimension) >= 2:
+        # (a claim that lists several figures of the kind says each with its own words: "150 kg of paper, 12.8 kg
+        # of toner": toner's words are not the subject of the paper's figure)
+        claim_words = frozenset(_fold(t) for t in _local_terms(c, q)) - {_fold(t) for t in content_terms(asked)}
     placed = [e for e in how.operands if id(e) in where]
     used = frozenset().union(*(_local_terms(sents[where[id(e)]][2], e) for e in placed))
     for e in placed:
@@ -1291,6 +1311,25 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
 _TOTAL = re.compile(r"\b(?:total|in all|altogether|combined|overall|ended|ends|end of|net|remaining|left over|in sum|sum of|"
                     r"difference|more than|fewer than|less than|longer|shorter|older|younger|since)\b", re.I)
 #: A claim that says its figure is a sum of several.
+def _around_figure(text: str, q: Quantity) -> str:
+    """The words about figure ``q``: its stretch of the sentence up to a dash or semicolon on each side
+    ("Total is 199 kg — 180 kg of tiles, ..., and 9 kg of sealant": "total" is the 199's, not the 9's)."""
+    lo, hi = max(0, q.start - 80), min(len(text), q.end + 80)
+    cut = list(re.finditer(r"[—;]|[.!?]\s", text[lo:q.start]))
+    if cut:
+        lo += cut[-1].end()
+    after = re.search(r"[—;]|[.!?](?:\s|$)", text[q.end:hi])
+    return text[lo:q.end + after.start()] if after else text[lo:hi]
+
+
+#: Words that say a figure is a share of another, or that figure less or plus a share: without one, a figure of the
+#: same kind as a stated one is that one restated ("sites: 36" against "38 sites", not 95% of them).
+_SHARED = re.compile(r"%|\b(?:per\s*cent|percent|share|proportion|fraction|part|portion|discount(?:ed)?|off|less|plus|"
+                     r"tax|vat|interest|deposit|commission|fee|tip|surcharge|rebate|saving|saves?|cut|reduc\w*|rais\w*|"
+                     r"levy|duty|royalt\w*|dividends?|premium|contributions?|charged?|pays?|paid|earns?|earned|"
+                     r"increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|fell|fall\w*|drop\w*|grew|grow\w*|half|third|quarter|"
+                     r"of\s+(?:the|its|their|his|her|them|these|those|all))\b", re.I)
+
 _SUMMED = re.compile(r"\b(?:totals?|totalled|totaling|totalling|in\s+all|altogether|combined|sum|add(?:s|ed)?\s+up\s+to|across|"
                      r"both|together|plus|overall|whole|entire|all|including|includes|each\s+way|round[- ]trip|return\s+trip|"
                      r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+)?(?:years|days|weeks|months|games|"
@@ -1434,6 +1473,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     # A figure the question gives ("list 15 materials", "in 2019") is the question's, not the answer's claim.
     asked_qs = parse_quantities(asked) if asked else []
     summed = _SUMMED.search(c.text) is not None  # (once: a claim may hold thousands of figures)
+    share_said = _SHARED.search(c.text) is not None
     # A small count the claim itself introduces ("two adults and two children pay $46") is a premise of
     # its arithmetic, not a value it asserts: kept as an operand, not checked.
     # Unless the evidence counts the same thing itself ("four villages" against the claim's "three villages"; a
@@ -1634,6 +1674,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                     and not _stated_as_limit(text, e) and _within_bound(q, e)
                     and (not q_own or q_own & (_local_terms(sents[k][2], e) | _window_terms(sents[k][2], e)))), None) \
             if q.bound in ("lt", "max", "gt", "min") and not same_limit else None
+        if met is not None and any(_slot(q, e) == "scale" for _, e, _ in pool):
+            met = None  # "at most $2.5 billion" where the cap is $2.5 million: the scale changed, whatever it bounds
         if met is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (a bound the evidence's value meets)")
@@ -1670,8 +1712,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # (nor is a figure the context states at another scale: "12.4 million light-years" against "12.4 billion" is the
         # scale changed, not 12.4 billion divided by the "1,000 times" of another sentence)
         rescaled = any(_slot(q, e) == "scale" for _, e, _ in pool)
-        how = _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q), total=summed) \
+        how = _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q),
+                          total=summed and _SUMMED.search(_around_figure(c.text, q)) is not None,
+                          shared=share_said) \
             if not q.bound and not ranged and not rescaled else None
+        if how is not None and q.kind == "count" and not q.inherited \
+                and all(x.dimension != q.dimension for x in how.operands) \
+                and any(e.dimension == q.dimension and not e.inherited and not _equivalent(q, e) for _, e, _ in pool):
+            how = None  # "three items" is not 2 crates + 1 drum where the context says "four items"
         # Correct arithmetic is no licence: the figures must be the claim's subject's, and a difference must
         # go the way the claim says ("fell by 63 tonnes" is the difference of 420 and 483 too).
         wrong = _misderived(c, q, how, where, sents, asked, conf) if how is not None else None
@@ -1705,14 +1753,17 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             continue
         # The same figure in another unit, wherever the context states it with the claim's words ("400 gallons an
         # hour" against "The pump circulates 400 litres per hour", a sentence the long claim aligns to less well).
-        other_unit = next(((k, e) for k, e, text in pool if _slot(q, e) in ("unit", "currency")
+        # (or at another scale: "at most $2.5 billion" against "capped at $2.5 million")
+        other_unit = next(((k, e) for k, e, text in pool if _slot(q, e) in ("unit", "currency", "scale")
                            and _near_terms(c, text, e.start, e.end) >= 1), None) \
             if q.dimension and not any(_equivalent(q, e) for _, e, _ in pool) else None
         if other_unit is not None:
             k, e = other_unit
             out.numbers_unmatched.append(q.text)
-            out.differences.append(Difference(slot=_slot(q, e) or "unit", claim_value=q.text, evidence_value=e.text,
-                                              evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["unit"]))
+            slot = _slot(q, e) or "unit"
+            out.differences.append(Difference(slot=slot, claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end),
+                                              confidence=conf["scale" if slot == "scale" else "unit"]))
             continue
         # Another value in the same slot of the aligned sentence(s): a mismatch.
         conflict: tuple[int, Quantity, str] | None = None
@@ -2870,6 +2921,10 @@ def _segments(text: str, known: set[str]) -> list[tuple[frozenset[str] | None, f
             found = [(n.start, n.tokens) for n in runs]
             found += [(m.start(), name_tokens(m.group(0))) for m in labels
                       if not any(n.start <= m.start() < n.end for n in runs)]
+            # (a model or unit by its code alone: "the C3 weighs 23 kg", "3B is the two-bed")
+            found += [(n.start, n.tokens) for n in codes(piece) if n.tokens
+                      and not any(r.start <= n.start < r.end for r in runs)
+                      and not any(m.start() <= n.start < m.end() for m in labels)]
             found.sort(key=lambda f: f[0])
             mentioned = frozenset(t for _, t in found)
             lead = next(((pos, t) for pos, t in found
@@ -2944,11 +2999,19 @@ def _written_order(tokens: frozenset[str], text: str) -> tuple[str, ...] | None:
     return None
 
 
+#: The words of a comparison's elided half ("while Brook Lane had the fewest"), read as the parser reads them.
+_RELATION_WORDS = "most least fewest highest lowest largest smallest best worst more fewer less had has have was were recorded scored"
+
+
+def _is_code_name(tokens: frozenset[str]) -> bool:
+    return len(tokens) == 1 and bool(codes(next(iter(tokens)).upper()))
+
+
 def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactCheck, conf) -> None:
     if any(d.slot in ("role", "entity", "attribution", "moved", "number") and d.kind == "mismatch" for d in out.differences):
         return
-    if not _CAPITALISED_INSIDE.search(claim):
-        return  # no name or label past the first word: nothing to own a segment
+    if not _CAPITALISED_INSIDE.search(claim) and not codes(claim):
+        return  # no name, label or code past the first word: nothing to own a segment
     all_text = "\n".join(p.text for _, _, p in sents)
     frozen = frozenset(known)
     cached = [(k, seg) for k, (_, _, p) in enumerate(sents) for seg in _segments_of(p.text, frozen)]
@@ -2956,7 +3019,8 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
     # Entities of two words or more ("Orla X2 Max", "Gallery 5", "Tomasz Verhoeven"): a capitalised first word
     # ("Prepare a syrup", "Words can destroy") owns nothing (on RAGTruth dev half A such owners made 9 findings
     # of 10 false).
-    owners = {o for _, (o, _, _, _) in segs if o and len(o) >= 2}
+    # (or a code, which no instruction or common word is: "the C3", "Unit 5A")
+    owners = {o for _, (o, _, _, _) in segs if o and (len(o) >= 2 or _is_code_name(o))}
     # (and a surname standing for one of them or for a full name the context gives, read as that one: "Dr. Lund"
     # for "Dr. Henrik Lund")
     full = owners | {n.tokens for _, _, p in sents for n in names(p.text, frozen) if len(n.tokens) >= 2}
@@ -2979,7 +3043,9 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
     def parallel(x: frozenset[str], y: frozenset[str]) -> bool:
         # Two entities the context sets side by side: in one sentence ("The X2 has ..., while the X2 Max has ..."),
         # or two of a kind told apart by a word each ("Gallery 3" / "Gallery 5").
-        return any(x in os_ and y in os_ for os_ in by_sentence.values()) or bool(x & y and x - y and y - x)
+        # (or two codes of one shape: "the C3" / "the T5")
+        return any(x in os_ and y in os_ for os_ in by_sentence.values()) or bool(x & y and x - y and y - x) or (
+            _is_code_name(x) and _is_code_name(y) and code_shape(next(iter(x))) == code_shape(next(iter(y))))
     if _CO_SUBJECTS.match(claim):
         return  # "Brian Rogers and Caitlin McGuire, owners of ..., started": what follows is said of both
     mine = None
@@ -3028,21 +3094,36 @@ def _segment_moved(claim: str, c: _Parsed, sents, known: set[str], out: FactChec
         words_ = {t for t in piece.term_set if not t[0].isdigit() and (t not in name_toks or t in attribute_names)}
         moved, other = [], None
         seg_terms = [seg[4] for _, seg in cached]
-        for t in words_:
+        # (an owner's own name is no attribute of it: "offers coffee, tea ..." against the category "Coffee & Tea")
+        owner_terms = _parse(" ".join(t for o in owners for t in o)).term_set
+        # Sentences where the claim's entity has a segment of a comparison and little else: the words are elided.
+        elliptic = {k for k, (o, _, x, y) in segs if o is not None and _same_entity(o, mine, all_text)
+                    and lexicon.relation_words(sents[k][2].text[x:y])
+                    and len(_parse(sents[k][2].text[x:y]).term_set - owner_terms - _parse(_RELATION_WORDS).term_set) <= 1}
+        for t in words_ - owner_terms:
             hits = [(k, o, m, x, y) for (k, (o, m, x, y)), ts in zip(segs, seg_terms) if t in ts]
+            if any(k in elliptic for k, *_ in hits):
+                continue  # "Hillside had the most unsold seats, while Brook Lane had the fewest": said of both
             if hits and all(o in owners and parallel(o, mine) and not about_mine(m) for _, o, m, _, _ in hits):
                 moved += [t, t] if t in attribute_names else [t]
                 other = other or hits[0]
         if len(moved) >= 2 and other is not None:
             k, o, _, x, y = other
+            # (the claim's own words, in its order, not their stems)
+            said = [w.group() for t, p in piece.terms if any(t[:5] == m[:5] for m in moved)
+                    for w in [re.match(r"[\w'’\-]+", piece.text[p:])] if w]
             out.differences.append(Difference(
-                slot="moved", claim_value=f"{' '.join(sorted(set(moved)))} for {' '.join(sorted(mine))}",
+                slot="moved", claim_value=f"{' '.join(dict.fromkeys(said))} for {' '.join(sorted(mine))}",
                 evidence_value=f"said of {' '.join(sorted(o))}", evidence_span=_span(sents[k][1], x, y),
                 confidence=conf["moved"]))
             return
 
 
 _LABEL_LINE = re.compile(r"^\W*([A-Za-z][\w'\u2019 -]{0,30}?)\W*:\W*(.+)$", re.S)
+
+
+#: A sentence that is one field of a record: "Consignee: Brookfield Interiors Ltd."
+_FIELD_START = re.compile(r"\W*[A-Z][a-z]+(?:\s+[a-z]+){0,2}:\s")
 
 
 def _label_moved(claim: str, sents, known: set[str], out: FactCheck, conf) -> None:
@@ -3063,11 +3144,15 @@ def _label_moved(claim: str, sents, known: set[str], out: FactCheck, conf) -> No
     if len(own) != 1:
         return  # the label named in no piece or in several: no one piece says what is its
     sent, text, a, b = own[0]
+    if _FIELD_START.match(text) and not names(text[a:b], known):
+        a, b = 0, len(text)  # a record's field ("Buyer: Quayside Upholstery Co."): the label's piece is the field
     own_names = [n for n in names(text[a:b], known) if n.tokens and not (n.tokens & label)]
     for n in body_names:
         if n.tokens <= words(text[a:b]):
             continue
-        elsewhere = [x for x in pieces if n.tokens <= words(x[1][x[2]:x[3]]) and x[0] == sent]
+        # (in the label's sentence, or in another field of the same record: "Seller: Marlow Fabrics Ltd. Buyer: ...")
+        elsewhere = [x for x in pieces if n.tokens <= words(x[1][x[2]:x[3]]) and (
+            x[0] == sent or (_FIELD_START.match(x[1]) and _FIELD_START.match(text)))]
         others = [o for o in own_names if not (o.tokens & n.tokens)]
         if elsewhere and others:
             out.differences.append(Difference(slot="moved", claim_value=f"{n.text} for {m.group(1).strip()}",
@@ -3450,8 +3535,8 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         break
     else:
         return  # no shared link, not even one action named by two verbs ("defeated" / "beat")
-    passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I))
-    passive_e = bool(re.search(r"\bby\b", a_text[lo.end:hi.start], re.I))
+    passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I)) and not _infinitive_link(claim[n1.end:n2.start])
+    passive_e = bool(re.search(r"\bby\b", a_text[lo.end:hi.start], re.I)) and not _infinitive_link(a_text[lo.end:hi.start])
     same_order = m1.start < m2.start
     if same_order == (passive_c == passive_e):
         return
@@ -3561,6 +3646,10 @@ def _link_terms(gap: str) -> set[str]:
     if re.search(r"[.!?:\n]|(?:^|,)\s*(?:and|or)\b", gap):
         return set()  # another sentence, or the next item of a list ("his sons, Robert and William, a daughter, ...")
     pieces = [x for x in re.split(r"[,;()]", gap) if x.strip()]
+    if len(pieces) == 1 and len(gap.split()) > 6:
+        tail = _infinitive_link(gap)
+        if tail:
+            pieces = [tail]
     # (a passive's piece runs longer: "has been acquired by the much larger")
     by = re.search(r"\bby(?:\s+(?:the|a|an))?(?:\s+[\w\-]+){0,2}\s*$", gap) is not None
     # (an aside between commas may run longer: ", the Perth snack maker founded in 1979, has agreed to buy")
@@ -3574,6 +3663,14 @@ def _link_terms(gap: str) -> set[str]:
 
 
 _ASIDE = re.compile(r"\s*(?:a|an|the|his|her|its|their|our|my|your|with|without|including|in|on|at|of|from|aged?)\b", re.I)
+
+
+def _infinitive_link(gap: str) -> str | None:
+    """The act a long verb phrase between two names leads up to, "to <verb>" ("fought back from 2–0 down to beat",
+    "agreed on 8 July to acquire British soft-drinks maker"), or None. Its subject is the name before the phrase,
+    whatever else the phrase says ("was updated by the maker to fix": the "by" is another verb's)."""
+    tail = re.search(r"\bto\s+([a-z]+)(?:\s+[\w\-]+){0,3}\s*$", gap.strip())
+    return "to " + tail.group(1) if tail and len(gap.split()) <= 14 else None
 
 
 #: A passive verb, with or without its agent ("was approved by", "are all covered", "is stocked at").
@@ -4500,8 +4597,17 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         # is read against the clause naming Corrie Dam, not the one sharing more words ("Of the three
         # reservoirs ..., Loch Tarrin is the largest, ..., while Corrie Dam is the smallest").
         own_names = [n.tokens for n in names(claim[own[0]:own[1]], known=None)][:1]  # the clause's subject
+        # (a clause whose subject is a pronoun is about the claim's name before it: "Carrick Comets won it on 34
+        # points — and they conceded the fewest goals", read against "the Comets conceded the fewest")
+        referent = not own_names and re.match(r"\W*(?:and\s+|but\s+)?(?:they|it|he|she)\b", claim[own[0]:own[1]], re.I)
+        if referent:  # (a name the evidence writes as one, though it opens the claim: "Northfield opened ...")
+            own_names = [n.tokens for n in names(claim[:own[0]], known={t for n in names(a_text) for t in n.tokens})][:1]
         e_clauses = clauses(a_text)
         named = [(a, b) for a, b in e_clauses if own_names and own_names[0] <= words(a_text[a:b])]
+        if not named and own_names and len(own_names[0]) > 1:
+            # (or by its last word: "the Comets" for "Carrick Comets")
+            written = _written_order(own_names[0], claim.lower())
+            named = [(a, b) for a, b in e_clauses if written and written[-1] in words(a_text[a:b])]
         ca, cb = named[0] if len(named) == 1 else _best_clause(own_terms, a_text)
         # (and the clauses after it that go on about the same subject: "Harold was crowned on 6 January, ..., and
         # was the last crowned Anglo-Saxon king")
@@ -4619,6 +4725,44 @@ def _apposed(text: str, at: int, subject: frozenset[str]) -> bool:
     """A superlative set beside the name in commas: "Io, the innermost, is ..." (the name right before)."""
     m = re.search(r"([\w'’\-]+(?:\s+[\w'’\-]+){0,3})\s*,\s+the\s+$", text[max(0, at - 60):at])
     return m is not None and subject <= words(m.group(1))
+
+
+def _relation_before(text: str, pos: int, figures: Sequence[Quantity]) -> str | None:
+    """The order or comparison word nearest before ``pos`` in the same clause (at most 60 characters back, no other
+    figure between): what a figure is said to be the most, the fewest, the highest of."""
+    lo = max(0, pos - 60)
+    lo = max([lo] + [q.end for q in figures if lo <= q.end <= pos])
+    cut = re.search(r"[.;!?—]\s[^.;!?—]*$", text[lo:pos])
+    if cut:
+        lo += cut.start() + 1
+    found = lexicon.relation_words(text[lo:pos])
+    return found[-1][0] if found else None
+
+
+def _figure_relation(c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A figure the context states beside the opposite superlative to the claim's: "they conceded the most goals
+    in the league, 388" against "Ballyre conceded the most goals (612), while the Comets conceded the fewest
+    (388)". Read only where every evidence mention of the figure has an opposed word before it."""
+    if any(d.slot in ("comparison", "direction") for d in out.differences):
+        return
+    for q in c.quantities:
+        mine = _relation_before(c.text, q.start, c.quantities)
+        if mine is None:
+            continue
+        key = lexicon.relation_key(mine)
+        if key is None or key[1] != "s" or key[0] == "order":
+            continue  # (a superlative of amount; "the last ice age, around 13,000 years ago" dates, it does not rank)
+        theirs = [(sent, p, e, _relation_before(p.text, e.start, p.quantities))
+                  for _, sent, p in sents for e in p.quantities
+                  if _equivalent(q, e) or (q.magnitude == e.magnitude and (not e.dimension or q.inherited))]
+        # (and the sentence gives the claim's superlative to another figure: both ends ranked side by side)
+        if theirs and all(w is not None and lexicon.opposed(mine, w) for _, _, _, w in theirs) and any(
+                lexicon.relation_key(x) == lexicon.relation_key(mine) for x, _ in lexicon.relation_words(theirs[0][1].text)):
+            sent, p, e, w = theirs[0]
+            out.differences.append(Difference(
+                slot="comparison", claim_value=f"{mine} ({q.text})", evidence_value=f"{w} ({e.text})",
+                evidence_span=_span(sent, e.start, e.end), confidence=conf["comparison"]))
+            return
 
 
 def _superlative_of_name(claim: str, sents, out: FactCheck, conf) -> None:
@@ -5599,6 +5743,10 @@ def _false_abstention(claim: str, sents, idf, out: FactCheck, conf) -> None:
             return
 
 
+#: A passage's label: up to four words and a colon at its start ("Parental leave:", "Refunds:").
+_PASSAGE_LABEL = re.compile(r"\s*((?:[A-Z][\w'’\-]*)(?:\s+[\w'’\-]+){0,3}):\s")
+
+
 def _names_its_topic(abstention: str) -> bool:
     t = _parse(lexicon.abstention_topic(abstention))
     return bool(t.dates or t.times or t.quantities or names(t.text))
@@ -5630,11 +5778,18 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
     if not t_terms:
         return
     act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
+    # A passage that opens with a label ("Parental leave: employees ...") is about it in every sentence ("21 days'
+    # notice is required" gives the notice period for parental leave).
+    labels: dict[str, frozenset[str]] = {}
+    for _, s, p in sents:
+        if s[0] not in labels:
+            m = _PASSAGE_LABEL.match(p.text)
+            labels[s[0]] = _parse(m.group(1)).term_set if m else frozenset()
     best = None
     for k, (_, s, p) in enumerate(sents):
         if lexicon.is_abstention(p.text) or re.search(r"\b(?:not|no)\s+(?:say|state|mention|specify|disclose)", p.text, re.I):
             continue
-        cov = _coverage(t_terms, _with_referent(sents, k))  # "Its headquarters moved ...": the firm before
+        cov = _coverage(t_terms, _with_referent(sents, k) | labels[s[0]])  # "Its headquarters moved ...": the firm before
         if cov < 0.99 and k and sents[k - 1][1][0] == sents[k][1][0] and not names(p.text) \
                 and _coverage(t_terms, p.term_set) > 0:
             # A sentence that names nothing of its own goes on about the one before ("The lecture is on 22 April.
@@ -5697,7 +5852,7 @@ _YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "part join joins participate p
 #: Words that name the kind of figure an abstention says is missing, and the quantity kind that states it.
 _DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
     "mass": "weight heavy", "currency": "price cost fee charge fare rent salary wage budget money payment",
-    "length": "length height tall distance far wide width deep depth", "time": "duration",
+    "length": "length height tall distance far wide width deep depth", "time": "duration period",
     "percent": "percentage rate share", "temperature": "temperature warm hot cold heated",
 }.items() for w in ws.split()}
 #: A value that is neither a number, a date nor a name: a path, a command, an identifier, a file.

@@ -2521,3 +2521,177 @@ def test_session18_known_silent_pass_a_negated_verb_beside_a_shared_without():
     flagged, fc = _flagged("The practice doesn't charge a fee if you miss an appointment without giving 24 hours' notice.",
                            context)
     assert flagged, fc.differences
+
+
+# -- session 19 ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("claim, subject, flag", [
+    ("The K2 comes with a roof rack and a tow bar.", None, True),   # the K7's, given to the K2 (codes as owners)
+    ("The K7 comes with a roof rack and a tow bar.", None, False),
+    ("it comes with a roof rack and a tow bar.", "K2", True),       # a leading "it" read as its referent
+    ("it comes with a roof rack and a tow bar.", "K7", False),
+])
+def test_session19_an_attribute_moved_between_entities_named_by_codes(claim, subject, flag):
+    context = ("Brandt's two trailers are the K2 and the K7. The K2 weighs 90 kg and costs £640. The larger K7 weighs "
+               "140 kg, costs £910 and comes with a roof rack and a tow bar.")
+    flagged, fc = _flagged(claim, context, subject=subject)
+    assert flagged == flag, fc.differences
+    assert not flag or [d.slot for d in fc.differences if d.kind == "mismatch"] == ["moved"], fc.differences
+
+
+def test_session19_a_sentence_opening_with_a_code_gives_the_next_claims_pronoun_its_referent():
+    claims = SentenceClaimExtractor().extract("4C is the corner studio, listed at $289,000, and it has a private terrace.")
+    assert [c.subject for c in claims] == [None, "4C"], [(c.text, c.subject) for c in claims]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ashby Town battled back from a goal down to defeat Kestrel Rovers 2–1 at Marsh Lane.", True),
+    ("Kestrel Rovers battled back from a goal down to defeat Ashby Town 2–1 at Marsh Lane.", False),
+])
+def test_session19_who_did_what_to_whom_through_a_long_verb_phrase_and_a_place(claim, flag):
+    context = ("Kestrel Rovers came from behind to beat Ashby Town 2–1 at Marsh Lane on Saturday. Ashby led at the "
+               "break through Tom Reyes.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+    assert not flag or "role" in [d.slot for d in fc.differences], fc.differences
+
+
+def test_session19_a_bound_at_another_scale_is_a_scale_error_not_a_bound_met():
+    context = ("The Coastal Resilience Fund has £60 million to award this year. Grants to a single council are "
+               "capped at £4.2 million.")
+    flagged, fc = _flagged("A single council can receive at most £4.2 billion.", context)
+    assert flagged and [d.slot for d in fc.differences] == ["scale"], (fc.differences, fc.reworded)
+    assert fc.differences[0].evidence_value == "£4.2 million"
+    ok, fc = _flagged("A single council can receive at most £4.2 million.", context)
+    assert not ok and not fc.numbers_unmatched, (fc.differences, fc.numbers_unmatched)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("branches: 46", True),                                             # not 95% of the 48 branches
+    ("branches: 48", False),
+])
+def test_session19_a_share_of_a_figure_needs_the_claim_to_speak_of_a_share(claim, flag):
+    context = ("The chain operates 48 branches in five regions. In the annual audit, 95% of branches met the hygiene "
+               "target.")
+    fc = check_facts(claim, sentences(context), record="regions: 5")
+    assert bool(fc.numbers_unmatched) == flag, (fc.reworded, fc.differences)
+
+
+@pytest.mark.parametrize("claim", ["Members pay £1,380 for the sofa with the discount.", "Members pay £1,380 for the sofa."])
+def test_session19_a_figure_less_a_stated_discount_still_derives(claim):
+    fc = check_facts(claim, sentences("The sofa costs £1,840. Members get a 25% discount on all furniture."))
+    assert not fc.numbers_unmatched and fc.reworded == ["£1,380 = £1,840 less 25%"], (fc.reworded, fc.differences)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The handbook doesn't say how much notice is needed for annual leave.", True),
+    ("The handbook doesn't say whether unused annual leave can be carried over.", False),
+])
+def test_session19_a_passage_label_is_what_each_of_its_sentences_is_about(claim, flag):
+    context = ("Annual leave: full-time staff accrue 2.5 days per month of service. Leave is booked through the HR "
+               "portal. 14 days' notice is required.")
+    fc = check_facts(claim, sentences(context))
+    assert ("false_abstention" in [d.slot for d in fc.differences]) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Northfield opened in 2019, and it recorded the highest footfall of the four, 18,500.", True),
+    ("Northfield opened in 2019, and it recorded the lowest footfall of the four, 18,500.", False),
+    ("Eastgate recorded the highest footfall of the four, 52,000.", False),
+])
+def test_session19_a_superlative_said_of_a_pronouns_referent(claim, flag):
+    context = ("Northfield, the newest of the four branches, opened in 2019. Eastgate recorded the highest footfall of "
+               "the four (52,000), while Northfield recorded the lowest (18,500).")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Hull City finished second on 77 points.", False),   # "77 pts"
+    ("Hull City finished second on 80 points.", True),
+])
+def test_session19_points_abbreviated_in_a_table_are_points(claim, flag):
+    context = "Final table: 1. Leeds Utd 80 pts; 2. Hull City 77 pts; 3. Stoke 74 pts."
+    fc = check_facts(claim, sentences(context))
+    assert bool(fc.numbers_unmatched) == flag, (fc.reworded, fc.differences)
+
+
+def test_session19_list_enumerators_are_no_figures():
+    from guardrail.text.quantities import parse_quantities
+
+    assert [q.text for q in parse_quantities("(2) 3 boxes of tiles; (3) 1 roll of underlay")] == ["3", "1"]
+    assert [q.text for q in parse_quantities("Table: 1. Leeds 80 pts; 2. Hull 77 pts")] == ["80 pts", "77 pts"]
+
+
+def test_session19_a_count_the_context_states_is_not_made_up_as_a_sum_of_other_things():
+    context = ("Delivery D-5512 is five parcels: (1) 2 boxes of floor tiles, 40 kg; (2) 1 roll of underlay, 9 kg; "
+               "(3) 3 tubs of adhesive, 30 kg; (4) 1 cutting tool, 4 kg; (5) 1 box of spacers, 1 kg.")
+    flagged, fc = _flagged("D-5512 is just three parcels: 2 boxes of floor tiles and a roll of underlay.", context)
+    assert flagged and "number" in [d.slot for d in fc.differences], (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Brook Lane sold 410 tickets — and it had the most unsold seats, 35.", True),
+    ("Brook Lane sold 410 tickets — and it had the fewest unsold seats, 35.", False),
+])
+def test_session19_a_figure_the_context_gives_beside_the_opposite_superlative(claim, flag):
+    context = ("Brook Lane sold 410 tickets and Hillside 388. Hillside had the most unsold seats (62), while Brook Lane "
+               "had the fewest (35).")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+    assert not flag or "comparison" in [d.slot for d in fc.differences], fc.differences
+
+
+def test_session19_lacked_denies_what_follows_it():
+    context = "The authors note that the trial was not powered to detect differences in readmissions."
+    ok, fc = _flagged("The authors say the trial lacked the power to detect differences in readmissions.", context)
+    assert not ok, fc.differences
+    flagged, fc = _flagged("The authors say the trial was powered to detect differences in readmissions.", context)
+    assert flagged, fc.differences
+
+
+def test_session19_a_records_next_field_starts_a_sentence_after_an_abbreviation():
+    text = "Seller: Marlow Fabrics Ltd. Buyer: Quayside Upholstery Co. Payment terms: 30 days."
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "Seller: Marlow Fabrics Ltd.", "Buyer: Quayside Upholstery Co.", "Payment terms: 30 days."]
+    ok, fc = _flagged("buyer: Quayside Upholstery Co.", text)
+    assert not ok, fc.differences
+    # one field's value given under the other's key
+    flagged, fc = _flagged("buyer: Marlow Fabrics Ltd", text)
+    assert flagged and [d.slot for d in fc.differences] == ["moved"], fc.differences
+
+
+def test_session19_each_figure_of_a_listed_sum_is_read_with_its_own_words():
+    context = ("Invoice 3321: 8 boxes of tiles at 22.5 kg each, 3 sacks of grout at 5.0 kg each, and 1 tub of sealant "
+               "at 4.0 kg.")
+    ok, fc = _flagged("Total is 199 kg — 180 kg of tiles, 15 kg of grout and 4 kg of sealant.", context)
+    assert not ok and not fc.numbers_unmatched, (fc.differences, fc.reworded)
+    # (a figure no arithmetic gives is still one)
+    flagged, fc = _flagged("Total is 199 kg — 180 kg of tiles, 15 kg of grout and 9 kg of sealant.", context)
+    assert fc.numbers_unmatched, (fc.differences, fc.reworded)
+
+
+def test_session19_pence_with_thousands_and_in_words_and_resolutions_that_are_not_money():
+    from guardrail.text.quantities import parse_quantities
+
+    assert [(q.text, q.value, q.dimension) for q in parse_quantities("or 1,315p a share")] == [
+        ("1,315p", 13.15, "currency:GBP")]
+    assert [(q.value, q.dimension) for q in parse_quantities("1,315 pence per share")] == [(13.15, "currency:GBP")]
+    assert parse_quantities("It records in 720p and 1080p.") == []
+    ok, fc = _flagged("The offer is worth 1,315p a share.", "The offer values each share at 1,315 pence.")
+    assert not ok and not fc.numbers_unmatched, (fc.differences, fc.numbers_unmatched)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Hartwell agreed on 2 May 2025 to buy Ostrander for £410 million.", True),
+    ("Ostrander agreed on 2 May 2025 to buy Hartwell for £410 million.", False),
+])
+def test_session19_roles_read_through_a_descriptor_of_the_second_name(claim, flag):
+    context = "Ostrander agreed on 2 May 2025 to buy Leeds-based bakery chain Hartwell for £410 million in cash."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+def test_session19_a_by_before_an_infinitive_is_not_the_link_between_two_names():
+    context = "The Orla X2 app was updated by the developer on 3 May to restore Spotify playback."
+    ok, fc = _flagged("On 3 May the developer updated the Orla X2 app to restore Spotify playback.", context)
+    assert not ok, fc.differences

@@ -46,7 +46,7 @@ _NOT_A_NEGATION = re.compile(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not
                              r"not\s+un\w+|not\s+in(?:frequent|expensive|significant|considerable)\w*)\b", re.I)
 #: Words that deny what follows them, with or without a "not" ("found no ...", "warns against ...", "instead of
 #: copying"): a statement with one of these before its words does not affirm them.
-DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lacks?|lacking|lack\s+of|absence\s+of|inability|"
+DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lack(?:s|ed|ing)?|lack\s+of|absence\s+of|inability|"
                      r"unable|fail(?:s|ed)?|instead\s+of|rather\s+than|avoid(?:s|ed|ing)?|refus(?:e|es|ed|ing)|against|"
                      r"prevent(?:s|ed)?|stop(?:s|ped)?|prohibit(?:s|ed)?|forbid(?:s|den)?|ban(?:s|ned)?)\b|n['\u2019]t\b", re.I)
 

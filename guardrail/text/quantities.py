@@ -113,7 +113,7 @@ _add("pressure", 1e5, "bar")
 _add("pressure", 1e3, "kpa")
 _add("iu", 1.0, "iu", "international units", "international unit")
 _add("percent", 1.0, "%", "percent", "per cent", "pct")
-_add("points", 1.0, "percentage points", "percentage point", "pp", "points", "point", "basis points")
+_add("points", 1.0, "percentage points", "percentage point", "pp", "points", "point", "pts", "basis points")
 _add("temperature", 1.0, "°c", "ºc", "degrees celsius", "celsius", "°f", "ºf", "degrees fahrenheit", "fahrenheit", "k", "kelvin")
 _UNIT_TABLE["basis points"] = ("points", 0.01)
 #: Public view of the unit table.
@@ -132,7 +132,7 @@ CURRENCIES: dict[str, str] = {
     "singapore dollars": "SGD", "sgd": "SGD",
     "₹": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR",
     # a hundredth of whichever currency the text is in: "58 cents per mile" is $0.58 or €0.58
-    "cents": "CENT", "cent": "CENT", "¢": "CENT",
+    "cents": "CENT", "cent": "CENT", "¢": "CENT", "pence": "PENCE", "penny": "PENCE", "pennies": "PENCE",
     "cny": "CNY", "yuan": "CNY", "rmb": "CNY", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "kr": "SEK",
     # ISO codes written before or after the figure ("NOK 14,500", "14,500 SEK")
     **{code.lower(): code for code in "ZAR BRL MXN PLN CZK HUF KRW TRY ILS AED SAR THB".split()},
@@ -432,7 +432,7 @@ def _shares_of_scale(text: str) -> list[Quantity]:
 #: Words before "over" that make it "more than" for a duration ("took over 3 years", "in over a decade").
 _OVER_AS_MORE = re.compile(r"\b(?:took|takes|taking|take|lasted|lasts|lasting|last|spent|spend|spends|for|after|waited|"
                            r"wait|of|in|just|well|than|is|was|were|are|been|be|aged?|ages|little|bit|slightly|somewhat)\s+$", re.I)
-_PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,2}(?:\.\d)?)p\b")
+_PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d)?)p\b")
 
 
 #: A height in feet and inches with primes: 5'5", 5′ 11″, 6'0".
@@ -453,14 +453,18 @@ def _feet_inches(text: str) -> list[Quantity]:
 
 def _pence(text: str) -> list[Quantity]:
     out = []
+    money = re.search(r"[£]|\bpence\b|\bshares?\b|\bprice", text, re.I) is not None
     for m in _PENCE.finditer(text):
-        mag = float(m.group(1))
+        if len(m.group(1)) == 3 and m.group(1).isdigit() and not money:
+            continue  # "720p", "360p": a video resolution unless the text speaks of money
+        mag = float(m.group(1).replace(",", ""))
         per = _PER.match(text, m.end())
         rate = per.group(1).lower() if per and (per.group(1).lower() in _UNIT_TABLE or per.group(1).lower() in (
             "day", "week", "month", "year", "hour", "night", "person", "unit", "item", "litre", "liter", "minute",
             "text", "call", "page", "word", "mile", "kilometre", "kilometer", "kwh")) else None
         out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=mag, value=mag / 100,
-                            dimension="currency:GBP", unit="p", bound=None, approx=False, digits=len(m.group(1).replace(".", "")),
+                            dimension="currency:GBP", unit="p", bound=None, approx=False,
+                            digits=len(m.group(1).replace(".", "").replace(",", "").rstrip("0")) or 1,
                             is_word=False, rate=rate))
     return out
 
@@ -489,7 +493,8 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _feet_inches(text)
     if "p" in text:
         # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
-        extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end and q.dimension for q in out)]
+        # (and so does a figure cut from "1,315p": "worth 1")
+        extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end and q.dimension and q.end >= x.end for q in out)]
     if _ORDINAL.search(text) or ("th" in text and _ORDINAL_WORD.search(text)):
         extra += sorted(_ordinals(text), key=lambda q: q.start)
     if extra:
@@ -508,7 +513,7 @@ def parse_quantities(text: str) -> list[Quantity]:
 
 
 #: What may stand between a counted figure and a bare one that counts the same thing: a coordination.
-_ALIKE_GAP = re.compile(r"[^.!?\d]{0,50}?(?:[,;]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.!?\d]{0,40}", re.I)
+_ALIKE_GAP = re.compile(r"[^.!?\d—]{0,50}?(?:[,;]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.!?\d—]{0,40}", re.I)
 
 
 def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
@@ -636,6 +641,10 @@ def _parse_quantities(text: str) -> list[Quantity]:
             continue  # minutes of a clock time
         if _OUT_OF.search(text, max(0, start - 12), start):
             continue  # "4.5 out of 5 stars": the scale the value before it is on, not a value
+        if not is_word and not unit_raw and not cur_raw and mag < 100 and (
+                re.match(r"\)\s", text[end:end + 2]) and re.search(r"(?:^|[\s;:,])\($", text[max(0, start - 2):start])
+                or re.match(r"\.\s+[A-Z(]", text[end:end + 3]) and re.search(r"(?:^|[;:\n]\s*)$", text[max(0, start - 3):start])):
+            continue  # a list's enumerator: "(3) 6 cartons", "; 2. Dunmore Falcons 31 pts"
         if text[max(0, start - 1):start] in ("/", "-") and re.match(r"[\dA-Za-z]", text[max(0, start - 2):start - 1] or " "):
             continue  # part of a date or an identifier ("2024-05", "COVID-19", "F-35")
         unit_end = end
@@ -667,6 +676,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 dim, value = d, mag * f
         if currency:
             dim, value = f"currency:{currency}", mag / 100 if currency == "CENT" else mag
+            if currency == "PENCE":  # "1,315 pence" is £13.15
+                dim, value = "currency:GBP", mag / 100
         if unit_raw == "%" or dim == "percent":
             # "% points" is written both ways: look one word further.
             if _POINTS.match(text, end):
@@ -680,6 +691,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 or (re.fullmatch(r"\d+\.\d+", raw) and _NAME_BEFORE.search(text, max(0, start - 30), start))):
             # "Version 4.0 of Pathfinder" = "Pathfinder 4.0": which release, not a count of anything.
             dim = "version"
+        counted_key = False  # "sites: 36", "participants: 1204": a plural key counts, it does not label
         if not dim:
             # What the number counts: the noun after it ("340 paintings", "a crew of 42" -> crew).
             hyphen = re.match(r"-[A-Za-z]", text[end:end + 2])
@@ -698,6 +710,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 if prev and word not in _NOT_NOUNS and not verbish and (approx_only or not (m.group("bound") or "").strip()) \
                         and (not approx_only or " of" in prev.group(0)):
                     dim = "count:" + _stem_noun(prev.group(1))
+                    counted_key = keyed and word.endswith("s") and _stem_noun(word) != word
                     if keyed and word in _UNIT_TABLE and _UNIT_TABLE[word][0] not in ("temperature",) and len(word) > 1 \
                             and not re.search(r"\bper\s+\S+\s*:\s*$", text[max(0, start - 30):start], re.I):
                         # a key that names the unit: "battery mah: 5300", "weight kg: 70" (a JSON field's key in words)
@@ -706,7 +719,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if not dim and signed:
             dim = "change"  # "Conservatives 7 (−4)": a signed change, not a count ("Greens 4")
         labelled = dim == "version"
-        if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS):
+        if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS) and not counted_key:
             labelled = True
         per = _PER.match(text, unit_end)
         if per is None and unit:
