@@ -1969,6 +1969,8 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
         # (and last any sentence where two words of the date's own piece of a claim of two stand by it: "..., and
         # written comments need to be in by March 14" against "Written comments must be received by March 11")
         for k in list(support) + [k for k in near if k not in support] + [k for k in range(len(sents)) if k not in near]:
+            if k not in support and any(d.compatible(o) and not d.conflicts(o) for o in sents[k][2].dates):
+                continue  # a sentence that states the claim's own date has no rival to it ("2023 vans ... March 17, 2025")
             excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
                      and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
@@ -1978,7 +1980,10 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
                               and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece) >= max(need, 2)))
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
-                conflict = (k, max(cands, key=lambda e: _slot_fit(c, sents[k][2].text, e.start, e.end)))
+                # (the rival that states as much of a date as the claim's: "March 17, 2025", not the "2023" of "2023 vans")
+                conflict = (k, max(cands, key=lambda e: (sum(getattr(e, x) is not None and getattr(d, x) is not None
+                                                             for x in ("year", "month", "day")),
+                                                         _slot_fit(c, sents[k][2].text, e.start, e.end))))
                 break
         if conflict is not None:
             # The claim's own date, stated in another sentence with as many of the claim's words beside it ("joined
@@ -5161,6 +5166,11 @@ _NO_CONDITION = re.compile(r"(?:^|,)\s*whether\s+or\s+not\b|\b(?:regardless|no\s
                            r"without\s+(?:any|needing|having|the\s+need))\b", re.I)
 
 
+#: A subject of listed items before its verb: "Opened software, earphones and personal care products can ...".
+_LISTED_SUBJECT = re.compile(r"\s*((?:[\w'’\-]+\s+){0,3}[\w'’\-]+(?:,\s*(?:[\w'’\-]+\s+){0,3}[\w'’\-]+)*,?\s+(?:and|or)\s+"
+                             r"(?:[\w'’\-]+\s+){0,3}[\w'’\-]+)\s+(?:can|cannot|can't|may|must|will|are|is|should|need|have|qualify)\b")
+
+
 def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf, near: Sequence[int] = ()) -> None:
     """A condition or restriction of the evidence ("only with the landlord's consent", "only for Premium
     units") that the claim drops or says is not needed ("without asking the landlord", "on all units").
@@ -5190,7 +5200,15 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             return
     # (the sentence it aligns to best, or, for a claim that says it holds unconditionally, any it aligns to:
     # "... whether or not anyone signs it off; ... exempt from the cap" against "... only if approved")
-    for k in (list(dict.fromkeys(list(support[:1]) + list(near)))[:4] if _NO_CONDITION.search(claim) else support[:1]):
+    ks = list(dict.fromkeys(list(support[:1]) + list(near)))[:4] if _NO_CONDITION.search(claim) else list(support[:1])
+    if support:
+        # (and a sentence with a rule of its own for what sets the claim's subject apart from the general rule it
+        # aligns to: "Opened software, earphones ... can only be returned if faulty" against "Items can be returned
+        # within 30 days", for "opened earphones can be returned within 30 days")
+        own = c_terms - sents[support[0]][2].term_set
+        ks += [k for k in range(len(sents)) if k not in ks and own and own <= sents[k][2].term_set
+               and lexicon.condition_cues(sents[k][2].text)][:2]
+    for k in ks:
         text = sents[k][2].text
         cues = lexicon.condition_cues(text)
         weak = False
@@ -5209,6 +5227,13 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         cond_all = set(cond.term_set) | _anchors(cond)  # "if you are under 18": the figure is the condition
         cond_terms = cond_all - c_terms
         main_terms = set(_parse(text[: end - len(cue)]).term_set)
+        # (a listed subject is said of each of its items: "Opened software, earphones and personal care products can
+        # only be returned if faulty" is the rule for "opened earphones"; the other items are no words to cover)
+        listed = _LISTED_SUBJECT.match(text[: end - len(cue)])
+        if listed:
+            items = [set(_parse(x).term_set) for x in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", listed.group(1))]
+            if len(items) >= 2 and any(i & c_terms for i in items):
+                main_terms -= set().union(*(i for i in items if not i & c_terms))
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
         # (a requirement to show something, by its own words: "a discount with a valid student ID" repeats "students")
         shown = cue.startswith(("with", "on ", "upon"))
@@ -5521,6 +5546,8 @@ def _lists(claim: str, all_text: str, out: FactCheck, conf) -> None:
     items = re.split(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group(0))
     if any(_DISCOURSE.fullmatch(it.strip()) for it in items[1:]):
         return  # "personalised items, however, can't be returned ...": an aside between commas, no list
+    if any(re.match(r"\s*(?:which|who|whose|where|i\.e\.|that\s+is)\b", it, re.I) for it in items[1:]):
+        return  # "8 km, which is roughly 5 miles, and ...": a relative clause between commas says more of the thing
     ev_terms = {_fold(t) for t in content_terms(all_text)}
     for it in items[1:]:
         terms = {_fold(t) for t in content_terms(it) if not t[0].isdigit()}

@@ -364,6 +364,17 @@ def _field_statement(path: tuple, raw: str) -> str:
     scale = _KEY_SCALES.get(words[-1].lower()) if numeric and len(words) > 1 else None
     if scale:
         words = words[:-1]
+    if numeric and len(words) >= 3 and words[-2].lower() == "per" and words[-1].lower() in _KEY_UNITS:
+        # A rate: "off_peak_rate_p_per_kwh": 8.5 is 8.5p per kWh, "cost_eur_per_kg": 4 is €4 per kg (the unit after
+        # "per" divides; it is never the value's own).
+        top = words[-3].lower()
+        num = _KEY_UNITS.get(top) or {"p": "p", "pence": "p", "cents": "cents", "cent": "cents"}.get(top)
+        label = " ".join(words[:-3] if num else words[:-2])
+        per = _KEY_UNITS[words[-1].lower()]
+        per = per[:-1] if per in ("hours", "minutes", "seconds", "days", "weeks", "months", "years") else per
+        symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(num or "")
+        amount = f"{symbol}{_with_scale(raw, scale)}" if symbol else f"{_with_scale(raw, scale)}{num if num == 'p' else ' ' + num if num else ''}"
+        return f"{label}: {amount} per {per}"
     cut = next((i for i, w in enumerate(words) if i and w.lower() in _KEY_QUALIFIERS), len(words))
     head, tail = words[:cut], words[cut:]
     if len(head) < 2 or head[-1].lower() not in _KEY_UNITS:
@@ -377,6 +388,10 @@ def _field_statement(path: tuple, raw: str) -> str:
         symbol = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}.get(unit)
         return f"{label}: {symbol}{value}" if symbol else f"{label}: {value} {unit}"
     return f"{' '.join(words)}: {value}"
+
+
+def _with_scale(raw: str, scale: str | None) -> str:
+    return f"{raw} {scale}" if scale else raw
 
 
 #: A key's last word that scales its value ("population_millions": 3.1 is 3.1 million).

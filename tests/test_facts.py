@@ -2695,3 +2695,33 @@ def test_session19_a_by_before_an_infinitive_is_not_the_link_between_two_names()
     context = "The Orla X2 app was updated by the developer on 3 May to restore Spotify playback."
     ok, fc = _flagged("On 3 May the developer updated the Orla X2 app to restore Spotify playback.", context)
     assert not ok, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Opened headphones can be returned within 14 days for a full refund.", True),   # the rule for opened ones dropped
+    ("Opened headphones can be returned.", True),
+    ("Unopened headphones can be returned within 14 days for a full refund.", False),
+    ("Opened headphones can only be returned if they are faulty.", False),
+])
+def test_session19_a_rule_for_one_item_of_a_listed_subject_and_only_before_its_act(claim, flag):
+    context = ("Most items can be returned within 14 days for a full refund. Opened games, headphones and beauty products "
+               "can only be returned if faulty. Gift cards cannot be returned.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+    assert not flag or [d.slot for d in fc.differences if d.kind == "mismatch"] == ["condition"], fc.differences
+
+
+def test_session19_a_sentence_stating_the_claims_date_has_no_rival_year_in_it():
+    context = ("Owners of affected 2022 Velo scooters will be sent letters from June 9, 2025. A replacement brake lever "
+               "should be ready by July 21, 2025. Owners can call 1-800-555-0199.")
+    ok, fc = _flagged("Letters go out from 9 June 2025, and the brake lever should be ready by 21 July 2025.", context)
+    assert not ok, fc.differences
+    fc = check_facts("Letters go out from 9 August 2025, and the brake lever should be ready by 21 July 2025.",
+                     sentences(context))
+    assert "9 August 2025" in [d.claim_value for d in fc.differences], fc.differences
+
+
+def test_session19_a_relative_clause_between_commas_is_no_list_item():
+    context = "The ridge trail is 12 km long and takes about four hours."
+    fc = check_facts("The trail is 12 km, which is roughly 7.5 miles, and it takes about four hours.", sentences(context))
+    assert not [d for d in fc.differences if d.slot == "list_item"], fc.differences

@@ -43,3 +43,10 @@ def test_number_words_and_a_seeded_choice():
     a = reword(SENTENCES[0], random.Random(4))
     assert a == reword(SENTENCES[0], random.Random(4)) and a is not None and a[0] != SENTENCES[0]
     assert reword("No figures here at all.", random.Random(0)) is None
+
+
+def test_addresses_are_not_rounded_or_spelled_out():
+    text = "The cafe is at 214 State Street and seats 48 people."
+    found = [(e.original, e.what) for e in rewordings(text, random.Random(0))]
+    assert ("214", "rounding") not in found and not [f for f in found if f[0] == "214"], found
+    assert ("48", "number_words") in found, found

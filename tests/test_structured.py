@@ -342,3 +342,11 @@ def test_a_keys_scale_word_multiplies_its_value():
     answer = '{"budget_gbp_million": 4.5, "visitors_thousands": 120, "revenue_usd_bn": 2, "rooms": 3}'
     statements = [c.statement for c in field_claims(answer, json.loads(answer))]
     assert statements == ["budget: £4.5 million", "visitors: 120 thousand", "revenue: $2 billion", "rooms: 3"], statements
+
+
+def test_session19_a_key_ending_per_unit_is_a_rate_not_the_values_unit():
+    from guardrail.structured import _field_statement
+
+    assert _field_statement(("off_peak_rate_p_per_kwh",), "8.5") == "off peak rate: 8.5p per kWh"
+    assert _field_statement(("cost_eur_per_kg",), "4") == "cost: €4 per kg"
+    assert _field_statement(("price_per_night_eur",), "120") == "price per night: €120"

@@ -91,6 +91,8 @@ def _qty_rewordings(text: str, q: Quantity, rng: random.Random) -> Iterator[Edit
     raw = text[q.start:q.end]
     if q.bound or q.rate or q.labelled or q.inherited:
         return  # "up to 4", "£3 per kg", "room 530": their wording carries more than the value
+    if re.match(r"\s+[A-Z]", text[q.end:q.end + 2]) and not q.unit:
+        return  # "214 State St", "Century 16 Cinema": a number in an address or a name is no figure to reword
     num = re.search(r"\d[\d,]*(?:\.\d+)?", raw)
     if q.is_word:
         if float(q.magnitude).is_integer() and raw.lower() == raw and q.dimension.startswith("count"):
