@@ -317,7 +317,8 @@ def _span(sent: EvidenceSentence, a: int | None = None, b: int | None = None) ->
 
 # ----------------------------------------------------------------------------------------------
 # the check
-_ANSWER_WORD = re.compile(r"^\s*(?:no|yes|nope|yep|yeah)\s*[.,!;:\u2014\u2013-]\s*(?=\S)", re.I)
+_ANSWER_WORD = re.compile(r"^\s*(?:no|yes|nope|yep|yeah|good\s+news|bad\s+news|(?:the\s+)?(?:short|quick)\s+answer(?:\s+is)?|"
+                          r"in\s+short|in\s+brief|unfortunately|happily|luckily|sadly)\s*[.,!;:\u2014\u2013-]\s*(?=\S)", re.I)
 
 
 def check_facts(
@@ -1490,9 +1491,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     operands_used: set[int] = set()
     # So is a figure in the case the claim sets up before its comma ("For a child weighing 20 kg, the dose is
     # 100 mg"; "If you earn $40,000, ..."): the claim's assumption, which the evidence need not state.
+    # (a limit in it is the context's condition said again, and checked: "If your household income is over $60,000,
+    # you qualify for the full grant" against "under $60,000")
     case = _CASE.match(c.text)
     if case:
-        claim_qs = [q for q in claim_qs if q.start >= case.end()]
+        claim_qs = [q for q in claim_qs if q.start >= case.end() or q.bound in ("gt", "lt", "min", "max")]
     if not claim_qs:
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
@@ -4370,15 +4373,23 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
         if re.fullmatch(r"(?:may|can|could|might)(?:\s+not)?|can['\u2019]t|cannot", m.group(0), re.I) \
                 and not _PERMITTED_ACT.match(text, m.end()) and not _ADDRESSEE.search(text, max(a, m.start() - 30), m.start()):
             continue  # "the sugar may not adhere", "hormones may lead her": what may happen, not what is allowed
+        complement: tuple[int, int] | None = None
         if m.group("adj"):
             spans = [(a, m.start())]  # "Firmware updates for the T-series are optional"
+            # (and whom or what it is optional for, its addressee aside: "Portfolios are optional for Architecture
+            # applicants" bears on Architecture portfolios)
+            comp = re.match(r"\s+(?:for|to|on|in)\s+([^,;.]*?)(?=\s+(?:but|and|or)\b|[,;.]|$)", text[m.end():b])
+            if comp:
+                complement = (m.end() + comp.start(1), m.end() + comp.end(1))
+                spans.append(complement)
         else:
             # the piece's subject (up to its first cue) and what this cue governs (up to the next one): "Visitors
             # must complete the declaration ... and must show proof of onward travel" -> visitors, show, proof, ...
             first = min([m.start()] + [x.start() for x in cues if a <= x.start() < m.start()])
             nxt = min([b] + [x.start() for x in cues[i + 1:] if x.start() < b])
             spans = [(a, first), (m.end(), nxt)]
-        words_ = {_fold(t) for t, q in p.terms if any(lo <= q < hi for lo, hi in spans)}
+        words_ = {_fold(t) for t, q in p.terms if any(lo <= q < hi for lo, hi in spans)
+                  and not (complement and complement[0] <= q < complement[1] and _fold(t) in _ADDRESSEE_WORDS)}
         words_ = {t for t in words_ if not t[0].isdigit()} - _MODAL_TOPIC_GLUE
         if len(words_) >= 2:
             out.append((frozenset(words_), cls, m.group(0)))
@@ -4394,6 +4405,12 @@ _ADDRESSEE = re.compile(r"\b(?:you|we|visitors?|guests?|customers?|members?|appl
                         r"owners?|holders?|participants?|contractors?|parents?|pupils?|buyers?|sellers?|clients?)\s+$", re.I)
 _EXCEPT_ANY = re.compile(r"\b(?:except|excluding|other\s+than|apart\s+from|but\s+not)\b", re.I)
 _MODAL_TOPIC_GLUE = frozenset(_fold(stem(w)) for w in "be been able also still you your they them we us".split())
+#: The people a rule is addressed to, as words ("applicants", "members"): who it is for, not what it is about.
+_ADDRESSEE_WORDS = frozenset(_fold(stem(w)) for w in (
+    "visitor visitors guest guests customer customers member members applicant applicants passenger passengers traveller "
+    "travellers traveler travelers student students employee employees staff user users resident residents tenant tenants "
+    "driver drivers patient patients child children adult adults owner owners holder holders participant participants "
+    "parent parents pupil pupils buyer buyers client clients").split())
 
 
 def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:

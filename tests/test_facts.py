@@ -2725,3 +2725,29 @@ def test_session19_a_relative_clause_between_commas_is_no_list_item():
     context = "The ridge trail is 12 km long and takes about four hours."
     fc = check_facts("The trail is 12 km, which is roughly 7.5 miles, and it takes about four hours.", sentences(context))
     assert not [d for d in fc.differences if d.slot == "list_item"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("If your salary is above £40,000, you pay the higher contribution of 6%.", True),
+    ("If your salary is under £40,000, you pay the higher contribution of 6%.", False),
+    ("If you earn £52,000, you pay 4%.", False),   # an assumed case, not a claim
+])
+def test_session19_a_limit_in_the_claims_case_is_the_contexts_condition_said_again(claim, flag):
+    context = "Members earning under £40,000 pay the higher contribution of 6%. Those earning £40,000 or more pay 4%."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("lead", ["Good news: ", "Short answer: ", "Unfortunately, "])
+def test_session19_a_leading_verdict_word_is_no_part_of_the_statement(lead):
+    context = "E-bikes are not permitted on the upper deck. Folding bikes may be carried if folded."
+    flagged, fc = _flagged(lead + "e-bikes are allowed on the upper deck.", context)
+    assert flagged and "modality" in [d.slot for d in fc.differences], fc.differences
+
+
+def test_session19_an_optional_adjective_bears_on_what_it_is_optional_for():
+    context = "Drawings are optional for Design applicants but welcome. A reference is required for all applicants."
+    flagged, fc = _flagged("For Design you must submit drawings.", context)
+    assert flagged and "modality" in [d.slot for d in fc.differences], fc.differences
+    ok, fc = _flagged("For Design, drawings are optional.", context)
+    assert not ok, fc.differences
