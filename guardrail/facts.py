@@ -1055,6 +1055,9 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     for other in p.quantities:
         if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
             continue
+        lo, hi = sorted([other, e], key=lambda x: x.start)
+        if re.fullmatch(r"\s*(?:to|-|\u2013)\s*", p.text[lo.end:hi.start]) and re.search(r"\b(?:from|between)\s*$", p.text[:lo.start], re.I):
+            continue  # "rose from £2 to £2.50 in 2023": one thing's old and new value (or a range), not two things'
         theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
         if _told_of_other(mine, own, theirs):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
@@ -1225,7 +1228,9 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
 
 @functools.lru_cache(maxsize=256)
 def _talks_of_old_values(claim: str) -> bool:
-    # "until 6 pm", "before 9:30": a time of day bounds the act, it dates no old value.
+    # "until 6 pm", "before 9:30": a time of day bounds the act, it dates no old value; nor does an aside in brackets
+    # ("$12 per user (though existing subscribers keep their rate until renewal)").
+    claim = re.sub(r"\([^()]*\)", " ", claim)
     return re.search(r"\b(?:previously|formerly|originally|used\s+to|(?:until|before)(?!\s+(?:\d{1,2}(?:[:.]\d\d)?\s*"
                      r"(?:am|pm|a\.m\.|p\.m\.|h\b)|\d{1,2}:\d\d|noon|midday|midnight))|was|were|no\s+longer|instead\s+of|"
                      r"rather\s+than|in\s+place\s+of|replac\w*|(?:up|down)\s+from|had|"
@@ -1256,6 +1261,19 @@ def _clause_of(text: str, pos: int) -> str:
     return text[lo:hi]
 
 
+def _current_of(e: Quantity, k: int, sents, pool: list[tuple[int, Quantity, str]], claim: str, q: Quantity) -> bool:
+    """``q`` is what the context changed ``e`` to, in up to three steps of :func:`_superseded`."""
+    where = {id(x): j for j, x, _ in pool}
+    for _ in range(3):
+        newer = _superseded(e, sents[k][2].text, [t for t in pool if sents[t[0]][1][0] == sents[k][1][0]], claim)
+        if newer is None:
+            return False
+        if _equivalent(q, newer):
+            return True
+        e, k = newer, where.get(id(newer), k)
+    return False
+
+
 def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
     """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
     if _talks_of_old_values(claim):
@@ -1273,16 +1291,22 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than))\b"
         r"|^\s*before\b", sent_text[: e.start] + " \n " + _clause_of(sent_text, e.start), re.I) \
         or re.match(r"\s*before\b", sent_text, re.I)
+    # The new end of a change ("went up from £5.90 to £6.40") is no old value, whatever cue the sentence has before
+    # it ("up from" is the £5.90's): it is old only once a later sentence changes it again ("Version 3.8 raised it
+    # from 50 MB to 200 MB. In version 3.9, the current release, the limit was raised again to 500 MB").
+    new_end = re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s*$", lead, re.I) is not None
+    if new_end:
+        old = None
     # "was 58 cents per mile in 2023": a past value of a year, old once another sentence says it changed
-    dated = old is None and re.search(r"\b(?:was|were)\s+(?:\S+\s+){0,3}$", lead, re.I) is not None \
-        and _YEAR.search(_clause_of(sent_text, e.start)) is not None
+    dated = new_end or (old is None and re.search(r"\b(?:was|were)\s+(?:\S+\s+){0,3}$", lead, re.I) is not None
+                        and _YEAR.search(_clause_of(sent_text, e.start)) is not None)
     if not old and not dated:
         return None
     # "increased to 52p, replacing the previous rate of 45p": the new value comes first
     first_new = re.search(r"\b(?:replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I)
-    if re.search(r"\b(?:now|currently|new|has\s+been|have\s+been|increased\s+to|raised\s+to|reduced\s+to|cut\s+to|"
-                 r"lowered\s+to|changed\s+to)\s+(?:\S+\s+){0,2}$", lead, re.I):
-        return None  # "has been increased to 52p": the new value itself, whatever the sentence says before
+    if not from_to and re.search(r"\b(?:now|currently|new|has\s+been|have\s+been|increased\s+to|raised\s+to|reduced\s+to|"
+                                 r"cut\s+to|lowered\s+to|changed\s+to)\s+(?:\S+\s+){0,2}$", lead, re.I):
+        return None  # "has been increased to 52p": the new value itself (not "has been increased from 7 kg to 10 kg")
     # (values of the same kind first, a bare figure only after them: "Starting with 2.0, a playlist can hold 500 songs"
     # replaces "200 songs" with 500, not with the version number)
     for _, other, text in sorted(pool, key=lambda t: not _comparable(e, t[1])):
@@ -1291,7 +1315,8 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         around = text[max(0, other.start - 80):other.start]
         if dated:
             if text != sent_text and _CHANGED_TO.search(around) and re.search(
-                    r"\b(?:now|currently|since|as\s+of|effective|starting|from|new|updated|has\s+been|have\s+been)\b", around, re.I):
+                    r"\b(?:now|currently|current|again|latest|since|as\s+of|effective|starting|from|new|updated|has\s+been|"
+                    r"have\s+been)\b", around, re.I):
                 return other  # "As of January 1, 2024, the rate has been updated to 67 cents per mile"
             continue
         if from_to and re.search(r"\bto\s*$", text[max(0, other.start - 6):other.start], re.I) and text == sent_text \
@@ -1607,6 +1632,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 rival = []
             if rival and not any(_equivalent(q, e) for e in sents[home][2].quantities):
                 e = max(rival, key=lambda x: _slot_fit(c, sents[home][2].text, x.start, x.end))
+                if _current_of(e, home, sents, pool, c.text, q):
+                    out.numbers_matched += 1  # "now 500 MB" where the rival 50 MB went to 200 MB, then to 500 MB
+                    out.reworded.append(f"{q.text} (the current value; {e.text} is superseded)")
+                    continue
                 out.numbers_unmatched.append(q.text)
                 out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e.text,
                                                   evidence_span=_span(sents[home][1], e.start, e.end),
@@ -1781,6 +1810,12 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                 e, slot = max(cands, key=lambda es: _slot_fit(c, sents[k][2].text, es[0].start, es[0].end))
                 conflict = (k, e, slot)
                 break
+        if conflict is not None and _current_of(conflict[1], conflict[0], sents, pool, c.text, q):
+            # The rival is an old value the context changed, in steps, to the claim's ("from 50 MB to 200 MB ...
+            # raised again to 500 MB" for "the limit is now 500 MB"): the claim gives the current value.
+            out.numbers_matched += 1
+            out.reworded.append(f"{q.text} (the current value; {conflict[1].text} is superseded)")
+            continue
         out.numbers_unmatched.append(q.text)
         if conflict is None and q.dimension and q.kind not in ("",):
             # The same counted noun or dimension in a sentence that talks about the claim's slot

@@ -2751,3 +2751,25 @@ def test_session19_an_optional_adjective_bears_on_what_it_is_optional_for():
     assert flagged and "modality" in [d.slot for d in fc.differences], fc.differences
     ok, fc = _flagged("For Design, drawings are optional.", context)
     assert not ok, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The storage quota is now 2 TB.", False),                  # 250 GB -> 1 TB -> 2 TB: the current value
+    ("The storage quota is now 1.5 TB.", True),
+    ("Your quota is 1 TB.", True),                              # a value the context changed again
+])
+def test_session19_a_value_changed_in_steps_is_current_only_at_the_last(claim, flag):
+    context = ("Release 7 raised the storage quota for every plan from 250 GB to 1 TB. In release 8, the current one, "
+               "the quota was raised again to 2 TB. Release 8 also adds shared folders.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The day ticket costs £6.40.", False),
+    ("The day ticket costs £5.90.", True),
+])
+def test_session19_the_new_value_of_a_change_is_no_figure_told_of_something_else(claim, flag):
+    context = "The day ticket went up from £5.90 to £6.40 in April 2025. Under-fives travel free."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
