@@ -2007,7 +2007,9 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
         # (and last any sentence where two words of the date's own piece of a claim of two stand by it: "..., and
         # written comments need to be in by March 14" against "Written comments must be received by March 11")
         for k in list(support) + [k for k in near if k not in support] + [k for k in range(len(sents)) if k not in near]:
-            if k not in support and any(d.compatible(o) and not d.conflicts(o) for o in sents[k][2].dates):
+            if k not in support and d.day is not None and d.year is not None and any(d.compatible(o) and not d.conflicts(o)
+                                        and all(getattr(o, x) is not None for x in ("year", "month", "day", "weekday")
+                                                if getattr(d, x) is not None) for o in sents[k][2].dates):
                 continue  # a sentence that states the claim's own date has no rival to it ("2023 vans ... March 17, 2025")
             excepted = [(x.start(1), x.end(1)) for x in _EXCEPT.finditer(sents[k][2].text)]
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
@@ -5253,7 +5255,7 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
     # (the sentence it aligns to best, or, for a claim that says it holds unconditionally, any it aligns to:
     # "... whether or not anyone signs it off; ... exempt from the cap" against "... only if approved")
     ks = list(dict.fromkeys(list(support[:1]) + list(near)))[:4] if _NO_CONDITION.search(claim) else list(support[:1])
-    if support:
+    if support and not lexicon.condition_cues(claim, strong=False):
         # (and a sentence with a rule of its own for what sets the claim's subject apart from the general rule it
         # aligns to: "Opened software, earphones ... can only be returned if faulty" against "Items can be returned
         # within 30 days", for "opened earphones can be returned within 30 days")
