@@ -374,11 +374,7 @@ def edits(args: argparse.Namespace) -> Path:
             out.append({**src, "pair": key, "source": "claim_original"})
         out.append(edit)
         added[a.category] += 1
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for r in rows + out:
-            fh.write(json.dumps(r) + "\n")
-    tmp.replace(path)
+    _rewrite(path, rows + out)
     log.info("claim edits: %d from %d supported claims: %s", len(out), len(pool), dict(added))
     return path
 
@@ -411,13 +407,18 @@ def rewordings(args: argparse.Namespace) -> Path:
             continue
         out.append({**src, "hypothesis": got[0], "source": "reworded", "kinds": got[1]})
         kinds.update(got[1])
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for r in rows + out:
-            fh.write(json.dumps(r) + "\n")
-    tmp.replace(path)
+    _rewrite(path, rows + out)
     log.info("rewordings: %d from %d supported claims: %s", len(out), len(pool), dict(kinds))
     return path
+
+
+def _rewrite(path: Path, rows: list[dict]) -> None:
+    """``path`` with ``rows``, written whole to a temporary file first: an interrupted stage never leaves half a mix."""
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+    tmp.replace(path)
 
 
 def read_mix(work: Path) -> tuple[list[dict], list[dict]]:
