@@ -429,35 +429,26 @@ def _attacks_for(b: _Builder, ex: EvalExample, category: Category, per_example: 
     for k in range(per_example):
         rng = b.rng(ex.id, category, k)
         base = f"{ex.id}/{category}/{k}"
-        if category == "control":
+        if category in ("control", "reworded"):
+            # A faithful answer that must pass: as given, or with its figures, dates and times said another way.
             if k > 0:
-                break  # one control per source: repeats would only copy it
+                break  # one per source: repeats would only copy it
+            if category == "control":
+                response, description = ex.response, "unchanged faithful answer and context"
+            else:
+                got = reword(ex.response, rng)
+                if got is None:
+                    reasons.append("no figure, date or time the text layer can reword")
+                    continue
+                response, description = got[0], "faithful rewording: " + ", ".join(got[1])
             out.append(
                 Attack(
                     id=base,
-                    category="control",
+                    category=category,
                     kind="must_not_fool",
                     source_id=ex.id,
-                    example=_mutated_example(ex, base, ex.response, ex.context, None, "", False),
-                    mutation=Mutation(description="unchanged faithful answer and context"),
-                )
-            )
-            continue
-        if category == "reworded":
-            if k > 0:
-                break  # one rewording per source, like the control it varies
-            got = reword(ex.response, rng)
-            if got is None:
-                reasons.append("no figure, date or time the text layer can reword")
-                continue
-            out.append(
-                Attack(
-                    id=base,
-                    category="reworded",
-                    kind="must_not_fool",
-                    source_id=ex.id,
-                    example=_mutated_example(ex, base, got[0], ex.context, None, "", False),
-                    mutation=Mutation(description="faithful rewording: " + ", ".join(got[1])),
+                    example=_mutated_example(ex, base, response, ex.context, None, "", False),
+                    mutation=Mutation(description=description),
                 )
             )
             continue
