@@ -34,7 +34,7 @@ import functools
 from collections import Counter
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from bisect import bisect_left, bisect_right
@@ -167,6 +167,7 @@ def _fold(term: str) -> str:
 
 
 _ARITHMETIC_WORDING = frozenset(_fold(stem(w)) for w in lexicon.ARITHMETIC_WORDING)
+_DIMENSION_WORDING = {k: frozenset(_fold(stem(w)) for w in v) for k, v in lexicon.DIMENSION_WORDS.items()}
 
 
 @lru_cache(maxsize=8192)
@@ -417,7 +418,9 @@ def check_facts(
 
     near_terms = frozenset().union(*(parsed[k].term_set for k in near))
     out.coverage = _coverage(set(c.wording) or c_terms, near_terms, idf)
-    out.extra_wording = sorted(set(c.wording) - near_terms)
+    # (nor are the words that name what a claim figure measures: "£2.50 for the energy (10 x 25p)")
+    named = frozenset().union(*(_DIMENSION_WORDING.get(q.kind, frozenset()) for q in c.quantities))
+    out.extra_wording = sorted(set(c.wording) - near_terms - named)
     # A field's record is told by the sentence that states most of its siblings' values: a field's figure stated
     # only in a sentence that states none of them is another record's ("max devices: 16" of the 4G model).
     record_home: tuple[int, ...] = ()
@@ -800,8 +803,10 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
     if q.kind == "percent":
         vals = list(islice((e for e in pool if e.kind != "percent" or e.dimension == q.dimension), 12))
     else:
+        # (a price has the amounts its rates are per: "10 kWh" at "25p per kWh")
         vals = list(islice((e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
-                            or e.kind in countish or e.rate or e.kind == "percent" or (period and e.kind == "time")), 12))
+                            or e.kind in countish or e.rate or e.kind == "percent" or (period and e.kind == "time")
+                            or (q.kind == "currency" and bool(e.unit))), 12))
     # One figure stated twice (by the context and again by the claim) is one operand: "2 + 11 + 2" is not a sum
     # anyone means.
     seen: set[tuple[str, float]] = set()
@@ -909,21 +914,38 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
             for j, b in enumerate(same):
                 for k, c in enumerate(same):
                     # (three figures of three values, none the claim's own: "212 + 9 - 212" derives nothing)
-                    if len({i, j, k}) == 3 and len({a.value, b.value, c.value}) == 3 \
-                            and not any(close(x.value) for x in (a, b, c)) and (
-                            close(a.value + b.value - c.value) or (j < k and close(a.value - b.value - c.value))):
+                    if len({i, j, k}) != 3 or len({a.value, b.value, c.value}) != 3 or any(close(x.value) for x in (a, b, c)):
+                        continue
+                    if close(a.value + b.value - c.value):
                         return _Derivation(f"{a.text} + {b.text} - {c.text}", "combination", (a, b, c))
+                    if j < k and close(a.value - b.value - c.value):
+                        return _Derivation(f"{a.text} - {b.text} - {c.text}", "combination", (a, b, c))
         if len(vals) <= 10:  # a x b + c x d ("two adults at $15 and two children at $8")
-            prods = [(a.magnitude * b.magnitude, a, b) for i, a in enumerate(vals) for b in vals[i + 1:]
-                     if (a.kind in countish) != (b.kind in countish)]
+            prods = [(ab, a, b) for i, a in enumerate(vals) for b in vals[i + 1:] if (ab := _times(a, b)) is not None]
             for i, (ab, a, b) in enumerate(prods):
                 for cd, c, d in prods[i + 1:]:
-                    if len({id(a), id(b), id(c), id(d)}) == 4 and close(ab + cd, mag):
+                    if len({id(a), id(b), id(c), id(d)}) == 4 and close(ab + cd):
                         return _Derivation(f"{a.text} x {b.text} + {c.text} x {d.text}", "combination", (a, b, c, d))
                 if total:  # "34 weeks in total: three 10-week modules and a 4-week project" (a x b + c, said as a total)
+                    # ("£3.10 a day in total" for 10 kWh at 25p per kWh and a 60p standing charge)
                     for c in vals:
-                        if c is not a and c is not b and c.kind == q.kind and q.kind not in countish and close(ab + c.magnitude, mag):
+                        if c is not a and c is not b and same_kind(c, c) and c.kind == q.kind and q.kind not in countish \
+                                and close(ab + c.value):
                             return _Derivation(f"{a.text} x {b.text} + {c.text}", "combination", (a, b, c))
+    return None
+
+
+def _times(a: Quantity, b: Quantity) -> float | None:
+    """The value of ``a`` times ``b`` where one multiplies the other as a sentence would: a count of a quantity
+    ("2" x "$15", "3" x "10 weeks") or a price per unit times an amount in that unit ("25p per kWh" x "10 kWh" is
+    £2.50: the price's value, in its currency). None for two counts or two measures."""
+    countish = ("", "count")
+    for x, y in ((a, b), (b, a)):
+        if y.kind in countish and x.kind not in countish:
+            return x.value * y.magnitude
+        if x.rate and x.kind == "currency" and y.kind not in countish and y.kind != "currency" and y.unit \
+                and y.unit.lower() == x.rate.lower():
+            return x.value * y.magnitude
     return None
 
 
@@ -936,6 +958,11 @@ def _product(q: Quantity, a: Quantity, b: Quantity, distributive: bool, close) -
     if 1.0 in (a.magnitude, b.magnitude) or 0.0 in (a.magnitude, b.magnitude):
         return False
     if a.rate or b.rate:
+        for x, y in ((a, b), (b, a)):
+            # (a price per unit in another denomination than the claim's: "25p per kWh" x "10 kWh" = "£2.50")
+            if x.rate and x.kind == "currency" and x.dimension == q.dimension and y.kind != "currency" \
+                    and (not y.unit or y.unit.lower() == x.rate.lower()) and close(x.value * y.magnitude):
+                return True
         return close(a.magnitude * b.magnitude, q.magnitude)
     for x, n in ((a, b), (b, a)):
         if n.kind in countish and x.kind == q.kind and q.kind not in countish:
@@ -983,6 +1010,7 @@ def _claimed_change(text: str, q: Quantity, order: bool = True) -> tuple[str, st
 
 
 #: A key right before a value: "Fibre: 13.5 g", "arrival local: 09:20".
+_BRACKETED = re.compile(r"\s?\([^()]{1,40}\)")
 _KEY_BEFORE = re.compile(r"(?:^|[,;(])\s*([^,;:()\d]{1,40}?):\s*$")
 
 
@@ -993,11 +1021,17 @@ def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     lo = others[i - 1].end if i > 0 and others[i - 1].end <= e.start else 0
     j = i + (i < len(others) and others[i].start == e.start)  # the figure itself, when it is one of them
     hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
-    before, after = text[lo:e.start], text[e.end:hi]
+    return _clause_around(text[lo:e.start], text[e.end:hi])
+
+
+def _clause_around(before: str, after: str) -> tuple[str, str]:
+    """The ends of ``before`` and ``after`` that lie in the clause of a value between them: its key, when a
+    key names it ("Fibre: 13.5 g", "- Energy: 377 kcal"), or the words back to a clause break; forward to one.
+    A short aside in brackets is no break ("Théo Blanc (FRA) third at 1m 03s" is Blanc's)."""
     label = _KEY_BEFORE.search(before)
-    # (a key before its value is what the value is of: "Fibre: 13.5 g", "- Energy: 377 kcal")
+    bare = _BRACKETED.sub(lambda m: " " * len(m.group(0)), before)
     before = label.group(1) if label and len(label.group(1).split()) <= 4 else \
-        before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
+        before[max((m.end() for m in _CLAUSE_BREAK.finditer(bare)), default=0):]
     after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
     return before, after
 
@@ -1089,11 +1123,7 @@ def _time_words(p: _Parsed, t: TimeValue) -> frozenset[str]:
     """The content words a clock time is stated with: up to the next time or a clause break either side."""
     before = p.text[max((o.end for o in p.times if o.end <= t.start), default=0):t.start]
     after_end = min((o.start for o in p.times if o.start >= t.end), default=len(p.text))
-    after = p.text[t.end:after_end]
-    label = _KEY_BEFORE.search(before)  # "arrival local: 09:20": the key is what the time is
-    before = label.group(1) if label and len(label.group(1).split()) <= 4 else \
-        before[max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0):]
-    after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
+    before, after = _clause_around(before, p.text[t.end:after_end])  # ("arrival local: 09:20": the key is what it is)
     return frozenset(_fold(x) for x in content_terms(before + " " + after) if not x[0].isdigit())
 
 
@@ -1187,7 +1217,7 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
     # ("the Basic plan is $25 a month and the Pro plan is $40 a month": "Pro costs $300 a year" is Basic's).
     claim_words = c.wording - {_fold(t) for t in content_terms(asked)}
     if how.op in ("product", "quotient", "share", "sum") \
-            and sum(1 for x in c.quantities if x is not q and x.dimension == q.dimension) >= 2:
+            and any(x is not q and x.dimension == q.dimension for x in c.quantities):
         # (a claim that lists several figures of the kind says each with its own words: "150 kg of paper, 12.8 kg
         # of toner": toner's words are not the subject of the paper's figure)
         claim_words = frozenset(_fold(t) for t in _local_terms(c, q)) - {_fold(t) for t in content_terms(asked)}
@@ -1514,6 +1544,21 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     # £12 x three + £8 x two) is its premise even where the context counts the same thing ("2 adults").
     claim_qs.sort(key=premise)
     operands_used: set[int] = set()
+    # A claim's own figure is an operand of its arithmetic freely only when it is a given: a count it sets up
+    # ("2 adults and 2 children") or the question's figure. Any other ("£2.50 for the energy plus 60p, so
+    # £3.10") must be verified itself: "£3.00 for the energy plus 60p, so £3.60" verifies each of its figures
+    # only by the other (a circle), and is as wrong as "10 x 25p = £3.00" is.
+    givens = {id(x) for x in c.quantities if x.kind in ("", "count") or any(_equivalent(x, a) for a in asked_qs)}
+    leans: dict[int, tuple[Quantity, frozenset[int], str]] = {}  # a figure verified through others of the claim
+    counted: dict[int, frozenset[int]] = {}  # the context's figures a claim figure adds up
+    matched: set[int] = set()
+
+    def each(qs: list[Quantity]) -> Iterator[Quantity]:
+        for q in qs:
+            before = out.numbers_matched
+            yield q  # (the loop's body runs here, to its end or a continue)
+            if out.numbers_matched > before:
+                matched.add(id(q))
     # So is a figure in the case the claim sets up before its comma ("For a child weighing 20 kg, the dose is
     # 100 mg"; "If you earn $40,000, ..."): the claim's assumption, which the evidence need not state.
     # (a limit in it is the context's condition said again, and checked: "If your household income is over $60,000,
@@ -1521,10 +1566,15 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     case = _CASE.match(c.text)
     if case:
         claim_qs = [q for q in claim_qs if q.start >= case.end() or q.bound in ("gt", "lt", "min", "max")]
+        givens |= {id(x) for x in c.quantities if x.start < case.end()}  # (the case's figures are its givens)
     if not claim_qs:
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
     where = {id(e): k for k, e, _ in pool}  # an operand's sentence
+    # (and a figure whose number the context states, however it reads the unit: "72 days in autumn, 58 in spring"
+    # against "the autumn term contains 72 teaching days, the spring term 58")
+    stated_numbers = {round(e.magnitude, 6) for _, e, _ in pool}
+    givens |= {id(x) for x in c.quantities if round(x.magnitude, 6) in stated_numbers}
     distributive = bool(_DISTRIBUTIVE.search(c.text))  # once: a claim may hold thousands of figures
     cache: dict[tuple[int, int], list[Quantity]] = {}
 
@@ -1543,7 +1593,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
               and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
     ranges = _ranges(sents)
     rates_here = _rate_pairs([sents[k][2] for k in near] + [c])  # (once: a claim may hold thousands of figures)
-    for q in claim_qs:
+    for q in each(claim_qs):
         out.numbers += 1
         other_end = _other_range_end(c, q, ranges)
         if other_end is not None:
@@ -1578,6 +1628,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # 32 kg won't be accepted" is "Bags over 32 kg are not accepted", not the fee's "between 23 and 32 kg")
         hit = hits[0] if len(hits) == 1 else max(
             hits, key=lambda h: (len(_local_terms(sents[h[0]][2], h[1]) & q_local) if q.bound else 0,
+                                 # (then the words of the claim's own piece: "..., and anything over 32 kg won't be
+                                 # accepted" is "Bags over 32 kg are not accepted", though the fee's sentence shares
+                                 # more of the whole claim)
+                                 len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.piece_terms(q.start)) if q.bound else 0,
                                  len(_clause_terms(sents[h[0]][2].text, h[1].start) & c.term_set),
                                  len(_local_terms(sents[h[0]][2], h[1]) & q_local),
                                  _UPPER.get(h[1].bound or "") == _UPPER.get(q.bound or "")), default=None)
@@ -1744,10 +1798,16 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # (nor is a figure the context states at another scale: "12.4 million light-years" against "12.4 billion" is the
         # scale changed, not 12.4 billion divided by the "1,000 times" of another sentence)
         rescaled = any(_slot(q, e) == "scale" for _, e, _ in pool)
-        how = _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q),
-                          total=summed and _SUMMED.search(_around_figure(c.text, q)) is not None,
-                          shared=share_said) \
-            if not q.bound and not ranged and not rescaled else None
+        computable = not q.bound and not ranged and not rescaled
+        # (from the context's figures and the claim's givens first: "£2.50 for the energy" is 10 x 25p, not the
+        # claim's £3.10 less 60p)
+        grounded = chain(stated, (x for x in c.quantities if x is not q and id(x) in givens), asked_qs,
+                         _years_as_quantities(c, sents, near, q), _times_as_quantities(sents, near, q, where))
+        total = summed and _SUMMED.search(_around_figure(c.text, q)) is not None
+        how = (_arithmetic(_scaled(q, 100) if fraction else q, grounded, distributive, _period(c.text, q), total=total,
+                           shared=share_said)
+               or _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q), total=total,
+                              shared=share_said)) if computable else None
         if how is not None and q.kind == "count" and not q.inherited \
                 and all(x.dimension != q.dimension for x in how.operands) \
                 and any(e.dimension == q.dimension and not e.inherited and not _equivalent(q, e) for _, e, _ in pool):
@@ -1755,6 +1815,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # Correct arithmetic is no licence: the figures must be the claim's subject's, and a difference must
         # go the way the claim says ("fell by 63 tonnes" is the difference of 420 and 483 too).
         wrong = _misderived(c, q, how, where, sents, asked, conf) if how is not None else None
+        if how is not None and wrong is not None and any(x is o for o in how.operands for x in c.quantities):
+            # A derivation the claim's own figures enter is one reading among others: "a stalls seat £21 and a
+            # balcony seat £9" is £18 less 50%, not the difference of the context's £30 and the claim's £21.
+            again = _arithmetic(_scaled(q, 100) if fraction else q, chain(stated, _years_as_quantities(c, sents, near, q),
+                                _times_as_quantities(sents, near, q, where)), distributive, _period(c.text, q),
+                                total=total, shared=share_said)
+            if again is not None and _misderived(c, q, again, where, sents, asked, conf) is None:
+                how, wrong = again, None
         if wrong is not None:
             out.numbers_unmatched.append(q.text)
             out.differences.append(wrong)
@@ -1762,7 +1830,12 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         if how is not None:
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} = {how.text}")
-            operands_used.update(id(x) for x in how.operands)
+            leaned = frozenset(id(x) for x in how.operands if id(x) not in givens and any(x is y for y in c.quantities))
+            if how.op in ("sum", "combination") and " - " not in how.text:
+                counted[id(q)] = frozenset(id(x) for x in how.operands if id(x) in where)
+            if leaned:
+                leans[id(q)] = (q, leaned, out.reworded[-1])
+            operands_used.update(id(x) for x in how.operands if id(x) in givens)
             continue
         apart = _points_apart(q, rates_here)
         if apart is None and q.kind == "points":
@@ -1807,7 +1880,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             cands = [(e, sl) for e, sl in slots if sl is not None and (
                 sl in ("unit", "currency", "percent_points") or _near_terms(c, sents[k][2].text, e.start, e.end) >= need)]
             if cands:
-                e, slot = max(cands, key=lambda es: _slot_fit(c, sents[k][2].text, es[0].start, es[0].end))
+                # (the words a value is stated with in its own clause first: "second at 9 seconds, and Théo Blanc
+                # third at 1m 03s" gives Blanc's slot 1m 03s, though his name sits nearer to the 9 seconds)
+                e, slot = max(cands, key=lambda es: (len(_local_terms(sents[k][2], es[0]) & c.term_set),
+                                                     _slot_fit(c, sents[k][2].text, es[0].start, es[0].end)))
                 conflict = (k, e, slot)
                 break
         if conflict is not None and _current_of(conflict[1], conflict[0], sents, pool, c.text, q):
@@ -1840,6 +1916,27 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         elif not any(math.isclose(q.magnitude, e.magnitude) and (not q.dimension or not e.dimension or _comparable(q, e))
                      for e in chain((e for _, e, _ in pool), asked_qs)) and not (q.is_word and q.magnitude <= 10 and not q.dimension.startswith(("time", "mass", "length", "currency"))):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=q.text,
+                                              confidence=conf["value"]))
+    # The figures verified through others of the claim hold only where those are verified, in the end by the
+    # context: a circle of figures that verify each other states nothing the context does.
+    verified = matched - set(leans)
+    grew = True
+    while grew:
+        grew = False
+        for key, (q, leaned, said) in leans.items():
+            # (and never counts a figure of the context twice: "£4.05 for the minutes plus the 45p fee, £4.50 in
+            # total", where the £4.05 is 20 x 18p + 45p already)
+            twice = any(counted.get(key, frozenset()) & counted.get(x, frozenset()) for x in leaned)
+            if key not in verified and leaned <= verified and not twice:
+                verified.add(key)
+                grew = True
+    for key, (q, _, said) in leans.items():
+        if key not in verified:
+            out.numbers_matched -= 1
+            out.reworded.remove(said)
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(Difference(slot="value", kind="not_stated", claim_value=q.text,
+                                              evidence_value=f"only the claim's own arithmetic ({said.split(' = ', 1)[1]})",
                                               confidence=conf["value"]))
 
 
@@ -4130,7 +4227,6 @@ def _site_after(terms, pos: int, end: int) -> tuple[str, ...]:
 
 
 
-_BRACKETED = re.compile(r"\s?\([^()]{1,40}\)")
 
 
 def _negated_sites(p: _Parsed) -> list[tuple[str, ...]]:

@@ -2773,3 +2773,49 @@ def test_session19_the_new_value_of_a_change_is_no_figure_told_of_something_else
     context = "The day ticket went up from £5.90 to £6.40 in April 2025. Under-fives travel free."
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def _findings(claim, context, **kw):
+    """Mismatches and values not stated, with the confidence that flags a claim."""
+    fc = check_facts(claim, sentences(context), **kw)
+    return bool([d for d in fc.differences if d.confidence >= 0.2 and d.kind in ("mismatch", "not_stated")]), fc
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Members pay €22.50 for an adult ticket and €9 for a child ticket.", False),
+    ("Members pay €9 for an adult ticket and €22.50 for a child ticket.", True),
+])
+def test_session20_each_figure_of_a_pair_derived_for_its_own_subject(claim, flag):
+    context = "Adult tickets cost €30 and child tickets €12. Members get 25% off every ticket."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Parcels between 2 and 20 kg cost £8, and anything over 20 kg goes by freight.", False),
+    ("Parcels over 20 kg cost £8.", True),
+])
+def test_session20_a_claimed_bound_stated_under_that_bound_in_another_sentence(claim, flag):
+    context = "Parcels up to 2 kg ship for £3. Parcels between 2 and 20 kg cost £8. Parcels over 20 kg are sent by freight."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("A 20-minute call comes to £4.05 in total: £3.60 for the minutes plus the 45p connection fee.", False),
+    ("It comes to £4.05 in total.", False),
+    # each figure verified only by the other: a circle, not the context
+    ("A 20-minute call comes to £4.50 in total: £4.05 for the minutes plus the 45p connection fee.", True),
+    ("It comes to £4.50 in total.", True),
+])
+def test_session20_a_price_per_unit_times_the_questions_amount_and_no_circle_of_claim_figures(claim, flag):
+    context = "Calls abroad are charged at 18p per minute, plus a 45p connection fee per call. Texts cost 10p."
+    flagged, fc = _findings(claim, context, question="What would a 20-minute call abroad cost me?")
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_a_short_bracketed_aside_does_not_cut_a_figure_from_its_name():
+    context = "Lena Vogt (GER) won in 2h 11m 40s, and Ana Ruiz (ESP) was second at 48s."
+    flagged, fc = _findings("Ana Ruiz (ESP) finished +1m 48s down.", context)
+    assert flagged and any(d.evidence_value == "48s" for d in fc.differences), fc.differences
+    assert not _findings("Ana Ruiz was 48 seconds behind the winner.", context)[0]

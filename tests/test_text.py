@@ -186,3 +186,20 @@ def test_session17_pence_keep_their_decimals_and_a_rise_to_a_value_is_no_bound()
     assert q.bound == "max" and round(q.value, 4) == 0.095
     (q,) = parse_quantities("The tank holds up to 5 litres.")
     assert q.bound == "max"
+
+
+def test_session20_decimal_pence_and_durations_written_as_clock_parts():
+    (q,) = parse_quantities("Off-peak gas is 7.18p/kWh.")
+    assert (q.text, q.dimension, q.rate) == ("7.18p", "currency:GBP", "kwh") and q.value == pytest.approx(0.0718)
+    assert [q.value for q in parse_quantities("She finished in 3h 05m 12s, 1m 04s clear; the chaser was +8s.")] \
+        == [3 * 3600 + 5 * 60 + 12, 64, 8]
+    assert same_value(parse_quantities("a gap of 1m 04s")[0], parse_quantities("a gap of 64 seconds")[0])
+    assert not same_value(parse_quantities("a gap of 1m 40s")[0], parse_quantities("a gap of 1m 04s")[0])
+    (wall,) = parse_quantities("a 5m wall")  # one part alone: the unit table's metres
+    assert wall.dimension == "length"
+
+
+def test_session20_words_of_any_alphabet_with_their_accents_folded():
+    from guardrail.text.terms import content_terms
+    assert content_terms("Zoë Müller of São Tomé") == content_terms("Zoe Muller of Sao Tome") == ["zoe", "muller", "sao", "tom"]
+    assert content_terms("Théo") != content_terms("Thea")

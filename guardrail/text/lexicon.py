@@ -157,7 +157,24 @@ share proportion percent percentage fraction takes take took taking lasts last l
 flight duration elapsed spanned spans span between from until over during within whole entire year years month months
 week weeks day days hour hours minute minutes second seconds annual annually yearly monthly weekly daily hourly
 adds add added adding amounts amount come comes came number numbers count counts figure figures level levels tally
+plus minus use uses used using
 """.split())
+
+#: Words that name what a figure measures ("the energy" of "10 kWh", "the weight" of "23 kg"): said of a
+#: figure the checks verified, they add nothing the context must state.
+DIMENSION_WORDS: dict[str, frozenset[str]] = {dim: frozenset(words.split()) for dim, words in {
+    "energy": "energy electricity power consumption usage",
+    "power": "power output",
+    "mass": "weight weigh weighs weighing mass heavy",
+    "length": "length distance long far height tall high width wide depth deep",
+    "volume": "volume capacity",
+    "area": "area size",
+    "speed": "speed fast",
+    "time": "time duration long",
+    "temperature": "temperature",
+    "data": "size storage data",
+    "currency": "money cost price amount",
+}.items()}
 
 
 #: Words that order or compare two things, by scale: (scale, degree, sign) where degree is "c" (comparative),

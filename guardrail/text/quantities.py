@@ -432,7 +432,7 @@ def _shares_of_scale(text: str) -> list[Quantity]:
 #: Words before "over" that make it "more than" for a duration ("took over 3 years", "in over a decade").
 _OVER_AS_MORE = re.compile(r"\b(?:took|takes|taking|take|lasted|lasts|lasting|last|spent|spend|spends|for|after|waited|"
                            r"wait|of|in|just|well|than|is|was|were|are|been|be|aged?|ages|little|bit|slightly|somewhat)\s+$", re.I)
-_PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d)?)p\b")
+_PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{1,2})?)p\b")
 
 
 #: A height in feet and inches with primes: 5'5", 5′ 11″, 6'0".
@@ -469,6 +469,33 @@ def _pence(text: str) -> list[Quantity]:
     return out
 
 
+#: A duration written as clock parts: "4h 32m 10s", "1m 03s", "+9s", "2h 15m", "22h 41m 08s" (race times and
+#: gaps; "m" between hours and seconds is minutes, never metres). Two parts at least, or seconds after a sign,
+#: or seconds whose number no decade or age could be ("48s"; "40s" is left alone).
+_DURATION = re.compile(r"(?<![\w.])(?:(?P<h>\d{1,3})\s?h\s?(?:(?P<hm>\d{1,2})\s?m(?:in)?\b\s?)?(?:(?P<hs>\d{1,2})\s?s\b)?"
+                       r"|(?P<m>\d{1,3})\s?m(?:in)?\s?(?P<ms>\d{1,2}(?:\.\d+)?)\s?s\b"
+                       r"|(?<=[+\u2212-])(?P<s>\d{1,3}(?:\.\d+)?)\s?s\b"
+                       r"|(?<![\w.'\u2019])(?P<u>\d?[1-9](?:\.\d+)?)s\b)")
+
+
+def _durations(text: str) -> list[Quantity]:
+    out = []
+    for m in _DURATION.finditer(text):
+        if m.group("h") is not None:
+            if m.group("hm") is None and m.group("hs") is None:
+                continue  # "4h" alone is the unit table's
+            secs = float(int(m.group("h")) * 3600 + int(m.group("hm") or 0) * 60 + int(m.group("hs") or 0))
+        elif m.group("m") is not None:
+            secs = int(m.group("m")) * 60 + float(m.group("ms"))
+        else:  # (seconds alone: "+9s", or "48s" but not "the 40s", a decade or an age)
+            secs = float(m.group("s") or m.group("u"))
+        body = m.group(0).rstrip()
+        out.append(Quantity(start=m.start(), end=m.start() + len(body), text=body, magnitude=secs, value=secs,
+                            dimension="time", unit="s", bound=None, approx=False,
+                            digits=len(re.sub(r"\D", "", body).lstrip("0")) or 1, is_word=False))
+    return out
+
+
 def _frequencies(text: str) -> list[Quantity]:
     out = []
     for m in _FREQUENCY.finditer(text):
@@ -491,6 +518,8 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _shares_of_scale(text)
     if "'" in text or "\u2032" in text or "\u2019" in text:
         extra += _feet_inches(text)
+    if "s" in text or "h" in text:
+        extra += _durations(text)
     if "p" in text:
         # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
         # (and so does a figure cut from "1,315p": "worth 1")

@@ -8,11 +8,14 @@ is judged by another on different terms.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 __all__ = ["STOPWORDS", "stem", "content_terms", "terms_with_offsets"]
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+#: Letters of any alphabet: "Théo", "Müller" and "São" are words, not "th", "ller" and "s" (their accents
+#: folded by ``_plain``, so an answer's "Theo Muller" meets the context's "Théo Müller").
+_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has have having
@@ -68,13 +71,23 @@ def stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1 << 14)
+def _plain(word: str) -> str:
+    """``word`` without its accents ("théo" -> "theo"); other letters kept ("µg" stays a word of its own)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
+
+
+def _term(word: str) -> str:
+    if word[0].isdigit():
+        return word.replace(",", "")
+    return stem(word if word.isascii() else _plain(word))
+
+
 def content_terms(text: str) -> list[str]:
     """Lower-cased, stop-word-free, crudely stemmed terms of ``text``, in order."""
-    return [stem(w) if not w[0].isdigit() else w.replace(",", "") for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return [_term(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
 def terms_with_offsets(text: str) -> list[tuple[str, int]]:
     """Content terms of ``text`` with the character offset where each starts (for order checks)."""
-    low = text.lower()
-    return [(stem(m.group(0)) if not m.group(0)[0].isdigit() else m.group(0).replace(",", ""), m.start())
-            for m in _WORD.finditer(low) if m.group(0) not in STOPWORDS]
+    return [(_term(m.group(0)), m.start()) for m in _WORD.finditer(text.lower()) if m.group(0) not in STOPWORDS]
