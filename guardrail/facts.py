@@ -374,6 +374,9 @@ def check_facts(
     c_terms = set(c.term_set)
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I):
         c_terms |= _parse(subject).term_set  # "it is on the market at £385,000": aligned where its referent is
+    if question and len(c.wording) <= 1:
+        # A clipped answer ("30 seconds.", "1.5 µg of meloxicam per ml.") is aligned where its question points.
+        c_terms |= _parse(question).term_set
     r = _parse(record) if record else None
     if r is not None:
         c_terms |= set(r.term_set) | {t for t, _ in r.terms if t[0].isdigit()}
@@ -540,7 +543,7 @@ def check_facts(
     about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
     _segment_moved(about, c if about is claim else _parse(about), sents, known, out, conf)
     _label_moved(claim, sents, known, out, conf)
-    _superseded_holder(claim, c, c_names, sents, known, out, conf)
+    _superseded_holder(claim, c, c_names, sents, known, out, conf, _parse(question).term_set if question else frozenset())
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
     _step_order(claim, sents, out, conf)
@@ -881,8 +884,12 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                     q.dimension and q.dimension == x.dimension)
                 # (money divided stays in its currency and by money is a ratio: "£10" is no "€10 / €1")
                 money_off = q.kind == "currency" and (x.dimension != q.dimension or y.kind == "currency")
-                if y.magnitude and not meaningless and not money_off and (x.rate or x.kind in countish or q.kind in countish) \
-                        and close(x.magnitude / y.magnitude, mag):
+                # (by one, nothing is divided: "1.5 mg / once" is no "1.5 µg"; a measure by a count stays in its
+                # unit, compared by value)
+                by_count = x.dimension == q.dimension and x.kind not in countish and y.kind in countish
+                if y.magnitude and y.magnitude != 1.0 and not meaningless and not money_off \
+                        and (x.rate or x.kind in countish or q.kind in countish or by_count) \
+                        and (close(x.value / y.magnitude) if by_count else close(x.magnitude / y.magnitude, mag)):
                     return _Derivation(f"{x.text} / {y.text}", "quotient", (x, y))
     if period is not None and q.kind != "percent":
         per_s = _PERIOD_S[period]
@@ -1333,7 +1340,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     if not old and not dated:
         return None
     # "increased to 52p, replacing the previous rate of 45p": the new value comes first
-    first_new = re.search(r"\b(?:replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I)
+    # (or says the old one in an aside after it: "is now 60 seconds (previously 30 seconds)")
+    first_new = re.search(r"\b(?:replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I) \
+        or re.search(r"[(,;\u2013\u2014]\s*(?:previously|formerly|was|were|before|earlier|until\s+now)\s*:?\s*$", lead, re.I)
     if not from_to and re.search(r"\b(?:now|currently|new|has\s+been|have\s+been|increased\s+to|raised\s+to|reduced\s+to|"
                                  r"cut\s+to|lowered\s+to|changed\s+to)\s+(?:\S+\s+){0,2}$", lead, re.I):
         return None  # "has been increased to 52p": the new value itself (not "has been increased from 7 kg to 10 kg")
@@ -2302,20 +2311,24 @@ _BY_NEW = re.compile(r"\b(?:replaced|succeeded|followed|now\s+(?:run|led|headed|
 
 #: "previously located on King Street": the name after it is an old one.
 _OLD_BEFORE = re.compile(r"\b(?:previously|formerly|originally|initially|used\s+to\s+be|once(?=\s+(?:in|at|on|based|located|"
-                         r"housed|run|led|owned)\b))\b[^.;,]*$", re.I)
+                         r"housed|run|led|owned)\b)|(?:was|were)\s+(?:first\s+|originally\s+)?(?:scheduled|planned|set|due|"
+                         r"supposed|meant|going))\b[^.;,]*$", re.I)
 #: "... it moved to Harbour Road", "now based in Leeds": the name after it is the new one.
 _MOVED_TO = re.compile(r"\b(?:moved|relocated|changed|switched|transferred|renamed|rebranded)\s+(?:\w+\s+){0,3}?(?:to|as|into)\s+"
                        r"(?:the\s+)?$|\bnow\s+(?:\w+\s+){0,3}$", re.I)
 
 
-#: A claim that says who or where something is now: "X is the lead", "X runs the firm", "the office is on ...".
-_HOLDS_NOW = re.compile(r"\b(?:is|are)\b|\b(?:leads|runs|heads|chairs|manages|directs|coaches|owns|hosts|serves|holds|"
-                        r"oversees|edits|stops|sits)\b", re.I)
+#: A claim that says who or where something is now: "X is the lead", "X runs the firm", "the office is on ...",
+#: "LX318 leaves from Gate B12".
+_HOLDS_NOW = re.compile(r"\b(?:is|are|will)\b|\b(?:leads|runs|heads|chairs|manages|directs|coaches|owns|hosts|serves|holds|"
+                        r"oversees|edits|stops|sits)\b|\b[a-z]+s\s+(?:from|at|in|on|to)\b", re.I)
 
 
-def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
+def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known: set[str], out: FactCheck, conf,
+                       asked: frozenset[str] = frozenset()) -> None:
     """A name the context says held a role until someone else took it, given as the holder now: "Dana Cole
-    was the project lead until March, when Victor Huang took over" does not say Dana Cole is the lead."""
+    was the project lead until March, when Victor Huang took over" does not say Dana Cole is the lead. The
+    role is in the claim's words or the question's ("Which gate is my flight leaving from?" "Gate B12")."""
     if not c_names or _talks_of_old_values(claim) or not _HOLDS_NOW.search(claim):
         return
     c_name_terms = _name_terms(c_names)
@@ -2331,7 +2344,7 @@ def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known
             if old is None:
                 continue
             # The role the claim gives: words of the claim (not its names) in the sentence that says it ended.
-            role = c.term_set - _name_terms([n])
+            role = (c.term_set | asked) - _name_terms([n])
             for j in (k, k + 1):
                 if j >= len(sents) or sents[j][1][0] != sent[0] or not role & (p.term_set | sents[j][2].term_set):
                     continue

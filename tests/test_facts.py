@@ -1417,7 +1417,10 @@ def test_a_rate_per_another_unit_of_the_same_dimension_is_a_unit_mismatch():
 # -- session 14: kinds a blind batch showed passing (cases written here, not the batch's) ----------------------
 @pytest.mark.parametrize("claim, context, slot", [
     # the same two words after another name the context also names
-    ("Lina Ortiz won the sprint in Lyon.", "Marta Keel won the sprint in Lyon. Lina Ortiz finished fourth.", "moved"),
+    # (a near-copy of the sentence that says it of another: the name in its place is an entity mismatch; a looser
+    # wording, which no clause states all the rest of, is "moved")
+    ("Lina Ortiz won the sprint in Lyon.", "Marta Keel won the sprint in Lyon. Lina Ortiz finished fourth.", "entity"),
+    ("Lina Ortiz took the sprint, in Lyon.", "Marta Keel, in Lyon, took the sprint. Lina Ortiz finished fourth.", "moved"),
     # a superlative the context gives the name the other way, the claim adding words from another sentence
     ("Mount Harl, first climbed in 1921, is the lowest peak of the range and is popular with families.",
      "First climbed in 1921, Mount Harl is the highest peak of the range, while Brenn Tor is the lowest. "
@@ -2819,3 +2822,47 @@ def test_session20_a_short_bracketed_aside_does_not_cut_a_figure_from_its_name()
     flagged, fc = _findings("Ana Ruiz (ESP) finished +1m 48s down.", context)
     assert flagged and any(d.evidence_value == "48s" for d in fc.differences), fc.differences
     assert not _findings("Ana Ruiz was 48 seconds behind the winner.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [("90 days.", True), ("180 days.", False)])
+def test_session20_a_clipped_answer_read_with_its_question_and_an_old_value_in_an_aside(claim, flag):
+    context = ("Version 4 changes the retention rules. Audit logs are now kept for 180 days (previously 90 days). "
+               "Exports are kept for 30 days.")
+    flagged, fc = _findings(claim, context, question="How long are audit logs kept in version 4?")
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_a_clipped_answer_with_another_unit():
+    context = "Each 5 ml spoon holds 250 mg of amoxicillin. A 125 mg/5 ml strength is sold for infants."
+    flagged, fc = _findings("250 µg per spoon.", context, question="How much amoxicillin is in each spoon?")
+    assert flagged and fc.differences[0].slot == "unit", fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The meeting is in Room 4B.", True),
+    ("The meeting will now be held in Room 2A.", False),
+    ("The meeting was originally set for Room 4B.", False),
+])
+def test_session20_a_place_code_the_context_moved_away_from(claim, flag):
+    context = "The quarterly review was set to be held in Room 4B; it will now take place in Room 2A. Lunch is at noon."
+    flagged, fc = _findings(claim, context, question="Where is the quarterly review?")
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_won_is_a_word_and_wont_is_not():
+    from guardrail.text.terms import content_terms
+    assert "win" in content_terms("Kiptum won the race")
+    assert content_terms("It won't open") == ["open"]
+    context = ("Okafor won the final in 2:04, two seconds ahead of Lind. "
+               "Lind still leads Okafor by nine seconds in the series standings.")
+    assert _findings("Okafor won the final by nine seconds.", context)[0]
+    assert not _findings("Okafor won the final by two seconds.", context)[0]
+
+
+def test_session20_nothing_is_divided_by_one_and_a_measure_by_a_count_is_compared_by_value():
+    context = "Each capsule contains 2.5 mg of the active substance. Take one capsule once daily. A pack holds 28 capsules."
+    flagged, fc = _findings("Each capsule holds 2.5 µg of the active substance.", context)
+    assert flagged and fc.differences[0].slot == "unit", (fc.differences, fc.reworded)
+    context = "The 240 kg load is split evenly across 4 pallets."
+    assert not _findings("Each pallet carries 60 kg.", context)[0]
+    assert _findings("Each pallet carries 80 kg.", context)[0]

@@ -24,7 +24,9 @@ TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. cap
                    "lady saint".split())
 _RUN = re.compile(
     # (a run starts a word: the "Ah" of "mAh", the "B" of "3B" are no names)
-    r"(?<![\w'’\-])(?:[A-Z][\w'’\-\.]*[\w]|[A-Z])(?:\s+(?:(?:of|de|da|del|der|van|von|la|le|du|the|and|&)\s+)?(?:[A-Z][\w'’\-]*[\w]|[A-Z]\.?))*"
+    # (a code that opens with its number goes on a name: "Room 4B", "Platform 9A", "Terminal 2E")
+    r"(?<![\w'’\-])(?:[A-Z][\w'’\-\.]*[\w]|[A-Z])(?:\s+(?:(?:of|de|da|del|der|van|von|la|le|du|the|and|&)\s+)?"
+    r"(?:[A-Z][\w'’\-]*[\w]|[A-Z]\.?|\d{1,4}[A-Z]{1,2}(?![\w'’\-])))*"
 )
 _COMMON_START = frozenset(
     "the a an this that these those it its he she they we you i in on at for from by with as if when while after before "

@@ -24,7 +24,7 @@ STOPWORDS = frozenset(
     the their theirs them themselves then there these they this those through to too under until up very was we
     were what when where which while who whom why will with would you your yours yourself yourselves
     s t don shouldn now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn
-    shan wasn weren won wouldn may might must shall upon via per yes okay""".split()
+    shan wasn weren wont wouldn may might must shall upon via per yes okay""".split()
 )
 
 
@@ -43,7 +43,7 @@ _IRREGULAR = {"children": "child", "women": "woman", "men": "man", "people": "pe
         ("throw", "threw thrown"), ("draw", "drew drawn"), ("break", "broke broken"), ("rise", "risen"),
         ("hide", "hid hidden"), ("strike", "struck"), ("swim", "swam"), ("sing", "sang sung"), ("wear", "wore worn"),
         ("freeze", "froze frozen"), ("steal", "stole stolen"), ("forget", "forgot forgotten"), ("seek", "sought"),
-        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"))
+        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"), ("win", "won"))
     for form in forms.split()}
 
 
@@ -83,11 +83,20 @@ def _term(word: str) -> str:
     return stem(word if word.isascii() else _plain(word))
 
 
+#: "won't" is no "won" (a word of its own: "Verhaegen won the stage"); rewritten in place, offsets kept.
+_WONT = re.compile(r"\bwon['\u2019]t\b")
+
+
+def _lower(text: str) -> str:
+    low = text.lower()
+    return _WONT.sub("wont_", low) if "won" in low else low
+
+
 def content_terms(text: str) -> list[str]:
     """Lower-cased, stop-word-free, crudely stemmed terms of ``text``, in order."""
-    return [_term(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return [_term(w) for w in _WORD.findall(_lower(text)) if w not in STOPWORDS]
 
 
 def terms_with_offsets(text: str) -> list[tuple[str, int]]:
     """Content terms of ``text`` with the character offset where each starts (for order checks)."""
-    return [(_term(m.group(0)), m.start()) for m in _WORD.finditer(text.lower()) if m.group(0) not in STOPWORDS]
+    return [(_term(m.group(0)), m.start()) for m in _WORD.finditer(_lower(text)) if m.group(0) not in STOPWORDS]
