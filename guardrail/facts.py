@@ -1223,7 +1223,7 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
     # Within a sentence: the figure stated with the claim's subject is another than the one computed from
     # ("the Basic plan is $25 a month and the Pro plan is $40 a month": "Pro costs $300 a year" is Basic's).
     claim_words = c.wording - {_fold(t) for t in content_terms(asked)}
-    if how.op in ("product", "quotient", "share", "sum") \
+    if how.op in ("product", "quotient", "share", "sum", "difference", "change") \
             and any(x is not q and x.dimension == q.dimension for x in c.quantities):
         # (a claim that lists several figures of the kind says each with its own words: "150 kg of paper, 12.8 kg
         # of toner": toner's words are not the subject of the paper's figure)
@@ -2378,7 +2378,9 @@ def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer:
     text = sents[k][2].text
     lead = text[:e.start]
     lead = lead[max((m.end() for m in re.finditer(r"[,;:()]|\s[-\u2013\u2014]+\s", lead)), default=0):]
-    if not _OLD_TIME.search(lead) and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
+    # (a value right after "until" is when something ends, not an old value: "Check-in remains open until 13:15")
+    old_word = _OLD_TIME.search(re.sub(r"\b(?:until|till)\s+(?:about\s+|around\s+)?$", "", lead))
+    if not old_word and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
         return None  # the old-value word must be in the value's own clause ("until all hours -- ... as Tuesday")
     best = None
     for j in range(max(0, k - 2), min(len(sents), k + 3)):
@@ -3914,6 +3916,8 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                 continue  # an item of a list ("120 rooms, a spa and two restaurants"): its neighbours may come in any order
             if _passive_at(claim, c_seq[c_idx[r]][1]) != _passive_at(e_text, e_seq[e_idx[r]][1]):
                 continue
+            if _nominal_at(claim, c_seq[c_idx[r]][1], e_text, e_seq[e_idx[r]][1]):
+                continue
             # The words right next to the shared one (two either side), each moved to its other side.
             # (three words on the evidence's side: "to pay $14.2 million to its former supplier Altamar Freight")
             near_c = lambda t, d: t in c_idx and 0 < d * (c_idx[t] - c_idx[r]) <= 2  # noqa: E731
@@ -3926,6 +3930,19 @@ def _swapped(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             if moved_right and moved_left:
                 _add_role(claim, e_text, sent, a_text, out, conf)
                 return
+
+
+_PREP_AFTER = re.compile(r"[\w'’\-]*\s+(?:in|for|of|on|within|across|inside|under)\b", re.I)
+
+
+def _nominal_at(claim: str, pc: int, e_text: str, pe: int) -> bool:
+    """The shared word is a noun on one side and a verb on the other: "HTTP/2 support in `rivet serve`" is
+    "`rivet serve` now supports HTTP/2", its parties on the other sides of the word (two forms of the word, one
+    right before a preposition)."""
+    wc, we = re.match(r"[\w'’\-]*", claim[pc:]), re.match(r"[\w'’\-]*", e_text[pe:])
+    if wc is None or we is None or wc.group().lower() == we.group().lower():
+        return False
+    return bool(_PREP_AFTER.match(claim, pc) or _PREP_AFTER.match(e_text, pe))
 
 
 def _passive_at(text: str, pos: int) -> bool:

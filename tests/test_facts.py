@@ -2866,3 +2866,39 @@ def test_session20_nothing_is_divided_by_one_and_a_measure_by_a_count_is_compare
     context = "The 240 kg load is split evenly across 4 pallets."
     assert not _findings("Each pallet carries 60 kg.", context)[0]
     assert _findings("Each pallet carries 80 kg.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("She finished just over half a minute behind the winner.", False),   # 37 s
+    ("She finished just under half a minute behind the winner.", True),
+])
+def test_session20_a_bound_before_a_figure_in_words(claim, flag):
+    context = "Okafor won in 2h 05m 11s. Lind finished 37 seconds behind the winner, in second place."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The peak fare falls by 40p, while the off-peak fare rises by 15p.", False),
+    ("The peak fare falls by 15p, while the off-peak fare rises by 40p.", True),
+])
+def test_session20_each_change_of_a_pair_read_with_its_own_words(claim, flag):
+    context = "From May the peak fare will fall from £3.20 to £2.80, while the off-peak fare will rise from £2.10 to £2.25."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_a_deadline_after_until_is_no_old_value():
+    context = "The 09:40 departure is delayed; it will now leave at 11:05 (originally 09:40). The lounge stays open until 10:30."
+    assert not _findings("The lounge stays open until 10:30.", context)[0]
+    assert _findings("The flight now leaves at 09:40.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Offline mode support in the mobile app", False),       # a noun and its complement: the app supports offline mode
+    ("Offline mode now supports the mobile app.", True),
+])
+def test_session20_a_noun_with_its_complement_is_no_role_reversed(claim, flag):
+    context = "Version 3 of the mobile app now supports offline mode. Sync runs every 15 minutes."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -188,12 +188,15 @@ def number_word_value(text: str) -> float | None:
 
 _CUR_PREFIX = (r"(?P<cur>US\$|C\$|A\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|SEK|NOK|DKK|NZD|HKD|SGD|ZAR|BRL|MXN|"
                r"PLN|CZK|HUF|KRW|TRY|ILS|AED|SAR|THB)\s?)?")
-_BOUND = (r"(?:(?P<bound>up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
-          r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
-          r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|beyond|in\s+excess\s+of|"
-          r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
-          r"just\s+under|an\s+estimated|estimated|exactly|precisely|"
-          r"(?:longer|larger|bigger|higher|heavier|older|shorter|smaller|lower|lighter|younger)\s+than)\s+)?")
+_BOUND_WORDS = (r"up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
+                r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
+                r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|beyond|in\s+excess\s+of|"
+                r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
+                r"just\s+under|an\s+estimated|estimated|exactly|precisely|"
+                r"(?:longer|larger|bigger|higher|heavier|older|shorter|smaller|lower|lighter|younger)\s+than")
+_BOUND = rf"(?:(?P<bound>{_BOUND_WORDS})\s+)?"
+#: A bound or "about" before a figure the main pattern does not read ("just over half a minute").
+_BOUND_BEFORE = re.compile(rf"(?<![\w])({_BOUND_WORDS})\s+$", re.I)
 #: Units a number word is joined to by a hyphen: "a three-day festival", "a ten-minute walk".
 _HYPHEN_UNITS = "|".join(sorted((u for u in _UNIT_TABLE if u.isalpha() and len(u) > 2), key=len, reverse=True))
 _NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?![\w])|(?=(?:bn|mn|m|b)\b))|(?<![\w.])\.\d+(?![\w])|"
@@ -528,7 +531,14 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += sorted(_ordinals(text), key=lambda q: q.start)
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
-        # ("about three in five").
+        # ("about three in five", "just over half a minute").
+        for i, x in enumerate(extra):
+            b = _BOUND_BEFORE.search(text, max(0, x.start - 24), x.start) if not x.bound and not x.approx else None
+            if b is not None and not (b.group(1).lower().startswith("up") and _ADDS_UP.search(text, max(0, b.start() - 16), b.start())):
+                # (not a rise to a new value: "goes up to 55.4p")
+                word = re.sub(r"\s+", " ", b.group(1).lower())
+                extra[i] = replace(x, start=b.start(), text=text[b.start():x.end], approx=word in _APPROX,
+                                   bound=_BOUND_KIND.get(word))
         kept = []
         for q in out:
             x = next((x for x in extra if q.start < x.end and x.start < q.end), None)
