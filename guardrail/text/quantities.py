@@ -532,12 +532,13 @@ def parse_quantities(text: str) -> list[Quantity]:
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
         # ("about three in five", "just over half a minute").
-        for i, x in enumerate(extra):
-            b = _BOUND_BEFORE.search(text, max(0, x.start - 24), x.start) if not x.bound and not x.approx else None
+        for i, figure in enumerate(extra):
+            b = _BOUND_BEFORE.search(text, max(0, figure.start - 24), figure.start) \
+                if not figure.bound and not figure.approx else None
             if b is not None and not (b.group(1).lower().startswith("up") and _ADDS_UP.search(text, max(0, b.start() - 16), b.start())):
                 # (not a rise to a new value: "goes up to 55.4p")
                 word = re.sub(r"\s+", " ", b.group(1).lower())
-                extra[i] = replace(x, start=b.start(), text=text[b.start():x.end], approx=word in _APPROX,
+                extra[i] = replace(figure, start=b.start(), text=text[b.start():figure.end], approx=word in _APPROX,
                                    bound=_BOUND_KIND.get(word))
         kept = []
         for q in out:
