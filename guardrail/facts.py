@@ -559,6 +559,7 @@ def check_facts(
     _exceptions(claim, c_terms, sents, support, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
+    _counted_list(claim, c, sents, out, conf)
     if record is None:
         _added_clause(claim, parsed, question or "", idf, out, conf)
     if record is not None:
@@ -5925,6 +5926,54 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
                 slot="list_incomplete", claim_value=f"{len(c_items)} items: " + ", ".join(i for i, _ in c_items),
                 evidence_value=f"{len(e_items)} items: " + ", ".join(i for i, _ in e_items),
                 evidence_span=_span(sents[k][1]), confidence=conf["list_incomplete"]))
+
+
+#: A count, then (within a few words) the colon its list follows: "three things ... won't pay for:", "four
+#: oversubscription criteria, in this order:".
+_COUNT_COLON = re.compile(r"[^:.;]{0,80}:\s*(?=\S)")
+#: The separators of a list after a colon: semicolons where it has them ("wear and tear; insects, vermin or
+#: pests; ..."), else commas; and a leading "and" / "or" / "1." off each item.
+_ITEM_LEAD = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:\(?\d{1,2}[.)]\s+|[a-z][.)]\s+)?", re.I)
+
+
+def _colon_items(text: str) -> list[str]:
+    """The items of the list after the last colon of ``text`` (three at least), or []."""
+    at = text.rfind(":")
+    if at < 0:
+        return []
+    body = text[at + 1:].strip().rstrip(".")
+    parts = body.split(";") if ";" in body else re.split(r",\s+", body)
+    items = [_ITEM_LEAD.sub("", x).strip() for x in parts]
+    return [x for x in items if x] if len(items) >= 3 else []
+
+
+def _counted_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A list the claim counts ("three things the policy won't pay for: ...", "four criteria, in this order:
+    ...") where the context's list of the same things, after its own colon, is longer: the claim names most of its
+    items and says that is all of them. The context's items are split at its semicolons (or commas), so items
+    that hold "and" or "or" ("wear and tear or gradual deterioration") are read whole."""
+    if any(d.slot in ("list_incomplete", "list_swap") for d in out.differences):
+        return
+    count = next((q for q in c.quantities if q.kind in ("", "count") and 2 <= q.magnitude <= 12
+                  and float(q.magnitude).is_integer() and _COUNT_COLON.match(claim, q.end)), None)
+    if count is None:
+        return
+    colon = _COUNT_COLON.match(claim, count.end)
+    assert colon is not None
+    said = {_fold(t) for t in content_terms(claim[colon.end():]) if not t[0].isdigit()}
+    for _, sent, p in sents:
+        items = _colon_items(p.text)
+        if len(items) <= count.magnitude:
+            continue
+        terms = [_item_terms(x) for x in items]
+        named = [x for x, t in zip(items, terms) if t and len(t & said) >= max(1.0, 0.5 * min(len(t), 3))]
+        if len(named) >= max(2, int(count.magnitude) - 1) and len(named) < len(items):
+            missing = [x for x in items if x not in named]
+            out.differences.append(Difference(
+                slot="list_incomplete", claim_value=f"{count.text} items: {claim[colon.end():].strip()}",
+                evidence_value=f"{len(items)} items; not named: " + "; ".join(missing),
+                evidence_span=_span(sent), confidence=conf["list_incomplete"]))
+            return
 
 
 def _same_item(a: frozenset[str], b: frozenset[str]) -> bool:

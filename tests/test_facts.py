@@ -2902,3 +2902,22 @@ def test_session20_a_noun_with_its_complement_is_no_role_reversed(claim, flag):
     context = "Version 3 of the mobile app now supports offline mode. Sync runs every 15 minutes."
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("You need three documents: proof of identity, a utility bill or bank statement, and your residence permit.", True),
+    ("You need four documents: proof of identity, a utility bill or bank statement, a signed tenancy agreement, "
+     "and your residence permit.", False),
+])
+def test_session20_a_counted_list_against_the_contexts_list_after_its_colon(claim, flag):
+    context = ("To register, bring the following: proof of identity; a utility bill or bank statement dated within three "
+               "months; a signed tenancy agreement; and your residence permit. Registration is free.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+    if flag:
+        assert "tenancy" in fc.differences[0].evidence_value
+
+
+def test_session20_plurals_of_ing_nouns_meet_their_singulars():
+    from guardrail.text.terms import content_terms
+    assert content_terms("the buildings, siblings") == content_terms("the building, sibling")

@@ -60,7 +60,8 @@ def stem(word: str) -> str:
         return base if len(base) < 4 else stem(base)
     if len(word) < 4 or word[0].isdigit():
         return word
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("ly", ""), ("s", "")):
+    # ("ings" as "ing": "buildings" and "building" meet at "build", as "siblings" and "sibling" do)
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ings", ""), ("ing", ""), ("ed", ""), ("ly", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) + len(repl) >= 3:
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 break
