@@ -4620,10 +4620,16 @@ def _quantifier_sites(p: _Parsed) -> list[tuple[str, int, str]]:
     return out
 
 
+#: A majority ("most dogs", "the majority of places"), and a few of many: the two ends a widening joins.
+_MAJORITY = re.compile(r"most|the\s+majority|majority|nearly\s+all|almost\s+all|mostly|usually|mainly|largely", re.I)
+_FEW = re.compile(r"a\s+few|few|some|several|a\s+minority|a\s+handful|a\s+small\s+number|rarely|seldom|occasionally|"
+                  r"sometimes", re.I)
+
+
 def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
     """A part said of the whole on the very word the evidence quantifies ("all customers praised" against "some
     customers praised"; "is always busy" against "is often busy"); silent when the evidence also says as much."""
-    if not any(x[1] == 3 for x in _quantifier_sites(_parse(claim))):
+    if not any(x[1] == 3 or _MAJORITY.fullmatch(x[2]) for x in _quantifier_sites(_parse(claim))):
         return
     # (each side's words without the quantifiers, with its figures: "every branch opens at 10:00" is told from
     # "every branch opens at 8:30" by its time)
@@ -4639,9 +4645,12 @@ def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
         part = _parse(claim[a:b - 1] if b <= len(claim) else claim[a:])
         terms = said(part)
         # ("all other regions" is the rest, not a widening of "a few regions")
-        for w, rank, q in [x for x in _quantifier_sites(part) if x[1] == 3
+        for w, rank, q in [x for x in _quantifier_sites(part) if (x[1] == 3 or _MAJORITY.fullmatch(x[2]))
                            and not re.search(rf"\b{re.escape(x[2])}\s+other\b", part.text, re.I)]:
-            lower = [(_coverage(terms, ts), s, eq) for s, ew, r, eq, ts in theirs if ew == w and r < rank]
+            # (most of them against a few of them: "most dogs vomit" where "a few dogs" do; not against "many" or
+            # "often", which "most" and "frequently" may only reword)
+            lower = [(_coverage(terms, ts), s, eq) for s, ew, r, eq, ts in theirs if ew == w and r < rank
+                     and (rank == 3 or _FEW.fullmatch(eq))]
             higher = [_coverage(terms, ts) for _, ew, r, _, ts in theirs if ew == w and r >= rank]
             # (silent when the evidence also says as much, unless that is said of something else: its sentence
             # shares clearly fewer of the clause's words than the one that says less)
@@ -5416,6 +5425,12 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             if len(items) >= 2 and any(i & c_terms for i in items):
                 main_terms -= set().union(*(i for i in items if not i & c_terms))
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
+        if len(main_terms & c_terms) >= 4 and re.match(r"provided|as\s+long\s+as|only\s|unless|on\s+condition", cue):
+            # (or the claim is the rule of a long sentence, whose preamble it leaves out: "you can switch to another
+            # flight up to 19 March without paying a change fee" of "Storm Ingrid travel waiver: due to forecast high
+            # winds, customers booked to ... may change to another flight up to and including 19 March without a change
+            # fee, provided ...")
+            covered_main = max(covered_main, _coverage(c_terms, main_terms))
         # (a requirement to show something, by its own words: "a discount with a valid student ID" repeats "students")
         shown = cue.startswith(("with", "on ", "upon"))
         # (and a strong condition's word that is also its clause's topic is not the condition kept: "Travel delay benefits

@@ -2921,3 +2921,27 @@ def test_session20_a_counted_list_against_the_contexts_list_after_its_colon(clai
 def test_session20_plurals_of_ing_nouns_meet_their_singulars():
     from guardrail.text.terms import content_terms
     assert content_terms("the buildings, siblings") == content_terms("the building, sibling")
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Most patients had a mild rash after the first injection.", True),
+    ("A few patients had a mild rash after the first injection.", False),
+    ("Most patients finished the course.", False),
+])
+def test_session20_most_against_a_few_on_the_same_word(claim, flag):
+    context = ("A mild rash was seen in a few patients (under 2%) after the first injection. "
+               "Most patients finished the six-week course.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Yes, you can move your appointment to any date before 30 June without a fee.", True),
+    ("Yes, you can move your appointment to any date before 30 June without a fee, as long as you give 48 hours' notice.", False),
+])
+def test_session20_a_condition_dropped_from_a_rule_with_a_long_preamble(claim, flag):
+    context = ("Clinic notice: because of the building works on the east wing, patients booked for physiotherapy, "
+               "podiatry or dietetics in May can move their appointment to any date before 30 June without a fee, "
+               "as long as they give 48 hours' notice. Walk-in sessions are unchanged.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
