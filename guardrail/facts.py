@@ -515,6 +515,8 @@ def check_facts(
     # (nor is a place the act happened at: "beat Riverside Rangers 3–2 at Pellow Park")
     parties = [n for n in c_names if not any(a <= n.start < b for a, b in asides)
                and not re.search(r"\b(?:at|in|near|inside|outside)\s+(?:the\s+)?$", claim[max(0, n.start - 12):n.start])]
+    # (the first two, when the claim names more: "Penrose Power is buying Hollis Energy ..., subject to Ofgem approval")
+    parties = parties[:2]
     if len(parties) == 2 and not any(d.slot == "role" for d in out.differences) and _acts(claim, parties):
         # Who did what to whom is read in the sentence that names both, which need not be the one the rest of
         # the claim aligns to best ("..., with the deal closing in February" aligns to the next sentence).
@@ -2322,7 +2324,8 @@ _MOVED_TO = re.compile(r"\b(?:moved|relocated|changed|switched|transferred|renam
 #: A claim that says who or where something is now: "X is the lead", "X runs the firm", "the office is on ...",
 #: "LX318 leaves from Gate B12".
 _HOLDS_NOW = re.compile(r"\b(?:is|are|will)\b|\b(?:leads|runs|heads|chairs|manages|directs|coaches|owns|hosts|serves|holds|"
-                        r"oversees|edits|stops|sits)\b|\b[a-z]+s\s+(?:from|at|in|on|to)\b", re.I)
+                        r"oversees|edits|stops|sits)\b|\b(?:leaves|departs|arrives|sails|flies|boards|operates|calls|terminates|opens|"
+                        r"closes|meets|starts|begins|takes\s+place)\s+(?:from|at|in|on|to)\b", re.I)
 
 
 def _superseded_holder(claim: str, c: _Parsed, c_names: list[Name], sents, known: set[str], out: FactCheck, conf,
@@ -4023,6 +4026,19 @@ def _anchors(p: _Parsed) -> set[str]:
 _UNLESS = re.compile(r"\b(?:unless|without|except|only\s+(?:if|when|with|after))\b", re.I)
 
 
+_MAY = re.compile(r"\b(?:may|might|could)(?:\s+not)?\b", re.I)
+
+
+def _what_may_happen(text: str) -> bool:
+    """Its only modal is a "may" / "might" / "could" of what may happen, not of what is allowed: no act in the
+    passive after it ("may be requested"), no addressee before it ("visitors may bring"); "they may not prevent
+    the pipe from turning", "the tablets may cause drowsiness"."""
+    cues = list(_MODAL_CUE.finditer(text))
+    return bool(cues) and all(
+        _MAY.fullmatch(m.group(0)) and not _PERMITTED_ACT.match(text, m.end())
+        and not _ADDRESSEE_BEFORE.search(text, max(0, m.start() - 60), m.start()) for m in cues)
+
+
 def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_text: str, out: FactCheck, conf) -> None:
     a, b = clause
     e_text = a_text[a:b]
@@ -4041,6 +4057,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     if re.match(r"^[^:\n]{1,80}:\s", e_text):
         return  # a "key: value" data line: its false / null values are the heuristic's data-field checks
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
+    # ("they may not prevent the pipe from turning": what may happen, not what is allowed)
+    mc, me = (None if _what_may_happen(claim) else mc), (None if _what_may_happen(e_text) else me)
     if mc and me and not (_modal_verb(claim) & _modal_verb(e_text) & shared):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
     if {mc, me} == {"forbidden", "required"} and _UNLESS.search(e_text if me == "forbidden" else claim):
@@ -4567,6 +4585,8 @@ _PERMITTED_ACT = re.compile(r"\s+(?:not\s+)?(?:be|also\s+be)\s+[a-z]+(?:ed|en|wn
 _ADDRESSEE = re.compile(r"\b(?:you|we|visitors?|guests?|customers?|members?|applicants?|passengers?|travell?ers?|"
                         r"students?|employees?|staff|users?|residents?|tenants?|drivers?|patients?|children|adults?|"
                         r"owners?|holders?|participants?|contractors?|parents?|pupils?|buyers?|sellers?|clients?)\s+$", re.I)
+#: An addressee anywhere in the words before a cue ("Passengers travelling with an assistance dog may request ...").
+_ADDRESSEE_BEFORE = re.compile(_ADDRESSEE.pattern.replace(r")\s+$", r")\b"), re.I)
 _EXCEPT_ANY = re.compile(r"\b(?:except|excluding|other\s+than|apart\s+from|but\s+not)\b", re.I)
 _MODAL_TOPIC_GLUE = frozenset(_fold(stem(w)) for w in "be been able also still you your they them we us".split())
 #: The people a rule is addressed to, as words ("applicants", "members"): who it is for, not what it is about.

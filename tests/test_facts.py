@@ -2945,3 +2945,18 @@ def test_session20_a_condition_dropped_from_a_rule_with_a_long_preamble(claim, f
                "as long as they give 48 hours' notice. Walk-in sessions are unchanged.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_a_may_of_what_may_happen_is_no_permission_and_a_denied_comparison_no_negation():
+    context = "The clamps hold the hose against outward pull. However, they do a poor job stopping the hose from twisting."
+    flagged, fc = _findings("However, they may not stop the hose from twisting as reliably as a screw clamp.", context)
+    assert not [d for d in fc.differences if d.slot in ("modality", "negation") and d.confidence >= 0.2], fc.differences
+    context = "Visitors may bring a packed lunch into the gallery café. Bags must be left in the lockers."
+    assert _findings("Visitors may not bring a packed lunch into the gallery café.", context)[0]
+
+
+def test_session20_a_present_tense_verb_ending_in_s_is_no_claim_of_who_holds_a_role_now():
+    context = ("Lena Park was the club's captain until March, when Omar Haddad took over. "
+               "The chaos in the dressing room followed Park's exit.")
+    assert not _findings("The chaos in the dressing room followed the exit of captain Lena Park.", context)[0]
+    assert _findings("Lena Park is the club's captain.", context)[0]

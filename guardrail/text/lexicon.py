@@ -43,7 +43,9 @@ _NEGATION = re.compile(
 # unreasonable", "not inexpensive" say it is reasonable, expensive).
 _NOT_A_NEGATION = re.compile(r"\b(?:(?:whether|believe\s+it)\s+or\s+not|or\s+not|if\s+not|not\s+only|not\s+just|"
                              r"no\s+matter|no\s+later\s+than|no\s+(?:more|less|longer)\s+than|not\s+(?:more|less)\s+than|"
-                             r"not\s+un\w+|not\s+in(?:frequent|expensive|significant|considerable)\w*)\b", re.I)
+                             r"not\s+un\w+|not\s+in(?:frequent|expensive|significant|considerable)\w*|"
+                             # a comparison denied, not the act: "may not prevent it from turning as effectively as ..."
+                             r"not\s+(?:[\w'’\-]+\s+){0,10}?as\s+(?:\w+\s+){1,2}as)\b", re.I)
 #: Words that deny what follows them, with or without a "not" ("found no ...", "warns against ...", "instead of
 #: copying"): a statement with one of these before its words does not affirm them.
 DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lack(?:s|ed|ing)?|lack\s+of|absence\s+of|inability|"
