@@ -6064,9 +6064,15 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
     how_long = re.search(r"\bhow\s+long\b(.*)", claim, re.I)
     if how_long:  # "how long the bridge is": a length; "how long refunds take": a time
         dims.add("length" if re.search(r"\b(?:is|are|was|were)\W*$", how_long.group(1), re.I) else "time")
+    # "how old he was when he died": an age, stated as "aged 35", "the age of 35" or "35 years old" (the death or
+    # birth it is counted to is the age's own wording)
+    age = re.search(r"\bhow\s+old\b|\bage\b", claim, re.I) is not None and re.search(r"\bold\b|\bage\b", topic, re.I) is not None
+    if age:
+        dims.add("age")
+        t_terms -= {_fold(stem(w)) for w in "old age aged die died dying death born birth he she they".split()}
     if dims:
         t_terms -= set(_DIMENSION_WORDS) | {"long"}
-    if not t_terms:
+    if not t_terms and not age:
         return
     act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
     # A passage that opens with a label ("Parental leave: employees ...") is about it in every sentence ("21 days'
@@ -6086,8 +6092,11 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
             # A sentence that names nothing of its own goes on about the one before ("The lecture is on 22 April.
             # Admission is free but booking is required." answers whether you need to book for the lecture).
             cov = max(cov, _coverage(t_terms, p.term_set | sents[k - 1][2].term_set))
-        figures = [q for q in p.quantities if (not dims or q.kind in dims)
+        figures = [q for q in p.quantities if (not dims or q.kind in dims or ("age" in dims and (
+                       _AGED_BEFORE.search(p.text, max(0, q.start - 24), q.start) or _AGED_AFTER.match(p.text, q.end))))
                    and not re.search(r"\b(?:every|each|per)\s+$", p.text[max(0, q.start - 8):q.start], re.I)]
+        if age and not t_terms:
+            cov = 1.0 if figures else 0.0  # (what the age is of is the abstention's pronoun: any stated age answers it)
         # A figure of the very dimension asked for ("how long the course stays open": "closes six hours after
         # the start") needs fewer of the topic's words: the abstention's verbs are its own wording.
         need = 0.33 if dims and figures and len(t_terms) >= 3 else 0.5 if warning else 0.66 if len(t_terms) >= 2 else 1.0
@@ -6133,7 +6142,7 @@ _ASKING = frozenset(_fold(stem(w)) for w in "location located place address info
                     "exactly mention value figure limit maximum minimum restriction requirement take takes took need needs "
                     "get gets available availability offer offers offered provide provides provided exist exists "
                     "possible accessible much many often anything something change changes changed update updates "
-                    "updated".split())
+                    "updated version versions".split())
 #: Words that settle whether someone may take part ("People who work night shifts are not eligible").
 _ELIGIBLE = re.compile(r"\b(?:eligible|ineligible|eligibility|welcome|excluded|barred|banned|prohibited)\b", re.I)
 _YES_NO_VERBS = frozenset(_fold(stem(w)) for w in "part join joins participate participates enrol enroll apply eligible "
@@ -6146,6 +6155,10 @@ _DIMENSION_WORDS = {_fold(stem(w)): kind for kind, ws in {
     "length": "length height tall distance far wide width deep depth", "time": "duration period",
     "percent": "percentage rate share", "temperature": "temperature warm hot cold heated",
 }.items() for w in ws.split()}
+#: An age stated with its figure: "aged 35", "aged between 35 and 45", "at the age of 35" | "35 years old", "a 35-year-old".
+_AGED_BEFORE = re.compile(r"\b(?:aged|age\s+of|ages?)\s+(?:between\s+|about\s+|around\s+|roughly\s+|\d+\s*(?:and|to|-|\u2013)\s*)?$",
+                          re.I)
+_AGED_AFTER = re.compile(r"[\s-]*(?:years?|yrs?)[\s-]*old\b", re.I)
 #: A value that is neither a number, a date nor a name: a path, a command, an identifier, a file.
 _CODE_VALUE = re.compile(r"`[^`]+`|[~/\\][\w.\-/\\]+|\b\w+[._]\w+\.\w+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 

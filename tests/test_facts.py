@@ -2960,3 +2960,20 @@ def test_session20_a_present_tense_verb_ending_in_s_is_no_claim_of_who_holds_a_r
                "The chaos in the dressing room followed Park's exit.")
     assert not _findings("The chaos in the dressing room followed the exit of captain Lena Park.", context)[0]
     assert _findings("Lena Park is the club's captain.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The article doesn't say how old she was when she died — it only gives the year, 1891.", True),
+    ("The notes don't give a minimum Python version; they only list the new flags.", True),
+])
+def test_session20_a_false_abstention_about_an_age_or_a_version(claim, flag):
+    context = ("The botanist Mary Ellis died in 1891, aged 62, at her home in Kew. "
+               "The toolkit now requires Python 3.10 or later. New flags: --fast and --quiet.")
+    flagged, fc = _findings(claim, context)
+    assert any(d.slot == "false_abstention" for d in fc.differences) == flag, fc.differences
+
+
+def test_session20_an_abstention_about_an_age_the_context_does_not_give_stands():
+    context = "The botanist Mary Ellis died in 1891 at her home in Kew. Her herbarium went to the Royal Society."
+    fc = check_facts("The article doesn't say how old she was when she died.", sentences(context))
+    assert not [d for d in fc.differences if d.slot == "false_abstention"], fc.differences

@@ -485,8 +485,9 @@ def abstention_topic(text: str) -> str:
         topic = before  # "The transfer fee isn't stated, but ...": what is not stated comes first
     if topic is after:
         # "... how long the course stays open, so I can't tell you the time limit": the topic ends with its clause.
-        topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore)\b|;|\s+so\s+(?:i|we)\b", topic, maxsplit=1,
-                         flags=re.I)[0]
+        # (or at a dash: "how old he was when he died — it only gives the date range of his death")
+        topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore)\b|;|\s+so\s+(?:i|we)\b|\s[\u2014\u2013-]\s", topic,
+                         maxsplit=1, flags=re.I)[0]
     # "... the starting location of the marathon in the provided documents": the sources are not the topic.
     return _SOURCE_TAIL.sub("", topic).strip(" .,:;")
 
