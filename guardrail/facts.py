@@ -5445,7 +5445,12 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             if len(items) >= 2 and any(i & c_terms for i in items):
                 main_terms -= set().union(*(i for i in items if not i & c_terms))
         covered_main = _coverage(main_terms, c_terms) if main_terms else 0.0
-        if len(main_terms & c_terms) >= 4 and re.match(r"provided|as\s+long\s+as|only\s|unless|on\s+condition", cue):
+        # (the words right before the cue are the rule it gates, and the claim's: "... without a change fee, provided")
+        lead = text[: end - len(cue)]
+        lead = lead[max((m.end() for m in re.finditer(r"[.;:]\s", lead)), default=0):]
+        gated = {_fold(t) for t in content_terms(lead)[-8:]}
+        if len(main_terms & c_terms) >= 4 and len(gated & c_terms) >= 2 \
+                and re.match(r"provided|as\s+long\s+as|only\s|unless|on\s+condition", cue):
             # (or the claim is the rule of a long sentence, whose preamble it leaves out: "you can switch to another
             # flight up to 19 March without paying a change fee" of "Storm Ingrid travel waiver: due to forecast high
             # winds, customers booked to ... may change to another flight up to and including 19 March without a change

@@ -2977,3 +2977,11 @@ def test_session20_an_abstention_about_an_age_the_context_does_not_give_stands()
     context = "The botanist Mary Ellis died in 1891 at her home in Kew. Her herbarium went to the Royal Society."
     fc = check_facts("The article doesn't say how old she was when she died.", sentences(context))
     assert not [d for d in fc.differences if d.slot == "false_abstention"], fc.differences
+
+
+def test_session20_provided_by_is_no_condition_and_a_condition_gates_only_the_words_before_it():
+    context = "Maps provided by the county council show the new cycle lanes. Lanes open on 3 June."
+    assert not _findings("The county council's maps show the new cycle lanes.", context)[0]
+    context = ("Dominant traits show in heterozygous plants. A recessive trait is the phenotype that is seen only when "
+               "two recessive alleles are present.")
+    assert not _findings("White flowers are an example of a recessive trait in these plants.", context)[0]

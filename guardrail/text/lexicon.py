@@ -306,7 +306,7 @@ def quantifier_rank(text: str) -> int | None:
 _CONDITION = re.compile(
     r"\b(?:only\s+(?:be\s+)?[a-z]+(?:ed|en)\s+(?:if|when|where|after|during)|"
     r"only\s+if|only\s+when|only\s+where|only\s+after|only\s+with|unless|except(?:\s+for)?|excluding|other\s+than|"
-    r"apart\s+from|provided\s+(?:that)?|as\s+long\s+as|on\s+condition|subject\s+to|if|when|with\s+the\s+exception\s+of|but\s+not|"
+    r"apart\s+from|provided\s+(?:that\b)?(?!by\b|to\b|for\b|with\b|in\b|on\b|at\b|via\b|through\b|free\b|under\b)|as\s+long\s+as|on\s+condition|subject\s+to|if|when|with\s+the\s+exception\s+of|but\s+not|"
     r"with\s+(?:a\s+|an\s+|your\s+|their\s+)?(?:valid|proof\s+of)|(?:on|upon)\s+(?:presentation|production|showing)\s+of)\b",
     re.I,
 )
@@ -314,7 +314,7 @@ _STRONG_CONDITION = re.compile(
     # ("can only be returned if faulty": "only" before the act it limits, the condition after it)
     r"\b(?:only\s+(?:be\s+)?[a-z]+(?:ed|en)\s+(?:if|when|where|after|during)|"
     r"only\s+if|only\s+when|only\s+where|only\s+after|only\s+with|only\s+for|only\s+to|only\s+during|unless|"
-    r"except(?:\s+for)?|excluding|other\s+than|apart\s+from|provided\s+(?:that)?|as\s+long\s+as|on\s+condition|subject\s+to|"
+    r"except(?:\s+for)?|excluding|other\s+than|apart\s+from|provided\s+(?:that\b)?(?!by\b|to\b|for\b|with\b|in\b|on\b|at\b|via\b|through\b|free\b|under\b)|as\s+long\s+as|on\s+condition|subject\s+to|"
     r"with\s+the\s+exception\s+of|but\s+not|"
     # a requirement to show something: "a 20% discount with a valid student ID", "on presentation of a receipt"
     r"with\s+(?:a\s+|an\s+|your\s+|their\s+)?(?:valid|proof\s+of)|(?:on|upon)\s+(?:presentation|production|showing)\s+of)\b",
