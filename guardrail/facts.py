@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import UNITS, Quantity, parse_quantities, same_value
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -652,6 +652,8 @@ def _other_rate(q: Quantity, e: Quantity) -> bool:
 def _equivalent(q: Quantity, e: Quantity) -> bool:
     if _other_rate(q, e):
         return False  # "15 mg per pound" is not "15 mg per kg"
+    if {q.kind, e.kind} == {"frequency", "time"}:
+        return math.isclose(q.value, e.value, rel_tol=1e-6)  # "frequency: 15 minutes" is "every 15 minutes"
     if {q.kind, e.kind} == {"ordinal", "count"}:
         # "ranking: 57" is "ranked 57th", "seed: 3" is "the third seed": a place given by its label
         counted = q if q.kind == "count" else e
@@ -774,10 +776,8 @@ class _Derivation(NamedTuple):
     operands: tuple[Quantity, ...]
 
 
-#: Seconds in each period a rate is given per ("$15 a month", "1,000 requests per second"); a month is a
-#: twelfth of a year, so "$15 a month" is "$180 a year".
-_PERIOD_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0, "night": 86400.0, "week": 604800.0,
-             "month": 2629800.0, "year": 31557600.0}
+#: Seconds in each period a rate is given per (the text layer's table: "$15 a month" is "$180 a year").
+_PERIOD_S = PERIOD_SECONDS
 _PERIOD_AFTER = re.compile(r"\s*(?:(?:extra|more|less|in\s+total|in\s+all|altogether)\s+)?(?:(?:over|in|per|a|an|each|every|for)"
                            r"\s+(?:a\s+|an\s+|one\s+|the\s+|each\s+|every\s+|a\s+whole\s+)?(second|minute|hour|day|week|month|year)\b"
                            r"|(annually|yearly|monthly|weekly|daily|hourly))", re.I)
@@ -1985,6 +1985,8 @@ def _slot(q: Quantity, e: Quantity) -> str | None:
     if (q.kind in ("ordinal", "change")) != (e.kind in ("ordinal", "change")) or \
             (q.kind in ("ordinal", "change") and q.kind != e.kind):
         return None  # a place in an order or a signed change is no measure: "three minutes" / "the third"
+    if {q.kind, e.kind} == {"frequency", "time"}:
+        return None  # how often against how long: "every day" is no rival of "for 3 weeks"
     same_mag = math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
     if q.dimension.startswith("currency") and e.dimension.startswith("currency"):
         if same_mag:

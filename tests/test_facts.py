@@ -2985,3 +2985,17 @@ def test_session20_provided_by_is_no_condition_and_a_condition_gates_only_the_wo
     context = ("Dominant traits show in heterozygous plants. A recessive trait is the phenotype that is seen only when "
                "two recessive alleles are present.")
     assert not _findings("White flowers are an example of a recessive trait in these plants.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ('{"product": "Filtra", "routine_service": "every month"}', True),
+    ('{"product": "Filtra", "routine_service": "every 3 months"}', False),
+    ('{"product": "Filtra", "service_interval_months": 3}', False),
+    ("Run the rinse cycle every day for 3 weeks after fitting.", False),
+])
+def test_session20_how_often_against_how_often(claim, flag):
+    context = ("Filtra cartridges need a routine service every 3 months; in hard-water areas your installer may advise "
+               "monthly servicing. Run the rinse cycle daily for 3 weeks after fitting.")
+    from guardrail import Guardrail
+    rep = Guardrail().check(answer=claim, context=[context])
+    assert rep.hallucinated == flag, [(v.label, v.reason) for v in rep.verdicts]

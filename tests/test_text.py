@@ -203,3 +203,10 @@ def test_session20_words_of_any_alphabet_with_their_accents_folded():
     from guardrail.text.terms import content_terms
     assert content_terms("Zoë Müller of São Tomé") == content_terms("Zoe Muller of Sao Tome") == ["zoe", "muller", "sao", "tom"]
     assert content_terms("Théo") != content_terms("Thea")
+
+
+def test_session20_how_often_is_a_frequency():
+    (q,) = parse_quantities("Flush the line every 3 months.")
+    assert (q.text, q.dimension, q.value) == ("every 3 months", "frequency", 3 * 2629800.0)
+    assert [q.magnitude for q in parse_quantities("every other week, every thirteen weeks, every day")] == [2, 13, 1]
+    assert parse_quantities("every working day") == []

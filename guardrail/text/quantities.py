@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-__all__ = ["Quantity", "parse_quantities", "same_value", "UNITS", "CURRENCIES", "number_word_value"]
+__all__ = ["Quantity", "parse_quantities", "same_value", "UNITS", "CURRENCIES", "number_word_value", "PERIOD_SECONDS"]
 
 # unit word -> (dimension, factor to the dimension's base unit). Lower-case keys; matched whole-word.
 _UNIT_TABLE: dict[str, tuple[str, float]] = {}
@@ -499,6 +499,32 @@ def _durations(text: str) -> list[Quantity]:
     return out
 
 
+#: How often, as the period between times: "every month", "every 3 months", "every other week", "every six
+#: weeks". A dimension of its own ("frequency", the period in seconds): "every 3 months" is no duration of 3
+#: months, and is compared only with another "every ...".
+_EVERY = re.compile(r"\bevery\s+(?:(?P<other>other|second)\s+)?(?:(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\s+)?"
+                    r"(?P<u>second|minute|hour|day|night|week|fortnight|month|quarter|year)s?\b", re.I)
+#: Seconds in each period a rate or a frequency is given per ("$15 a month", "every 3 months"); a month is a
+#: twelfth of a year, so "$15 a month" is "$180 a year".
+PERIOD_SECONDS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0, "night": 86400.0, "week": 604800.0,
+                  "fortnight": 1209600.0, "month": 2629800.0, "quarter": 7889400.0, "year": 31557600.0}
+
+
+def _periods(text: str) -> list[Quantity]:
+    out = []
+    for m in _EVERY.finditer(text):
+        n = m.group("n")
+        worded = number_word_value(n) if n and not n.isdigit() else None
+        if n and not n.isdigit() and worded is None:
+            continue  # "every working day": no count of days
+        count = 2.0 if m.group("other") else float(n) if n and n.isdigit() else float(worded or 1.0)
+        secs = count * PERIOD_SECONDS[m.group("u").lower()]
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=count, value=secs,
+                            dimension="frequency", unit=m.group("u").lower(), bound=None, approx=False, digits=1,
+                            is_word=not (n and n.isdigit())))
+    return out
+
+
 def _frequencies(text: str) -> list[Quantity]:
     out = []
     for m in _FREQUENCY.finditer(text):
@@ -523,6 +549,8 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _feet_inches(text)
     if "s" in text or "h" in text:
         extra += _durations(text)
+    if "every" in text or "Every" in text:
+        extra += _periods(text)
     if "p" in text:
         # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
         # (and so does a figure cut from "1,315p": "worth 1")
