@@ -540,6 +540,7 @@ def check_facts(
     _passive_claim(claim, sents, known, out, conf)
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
+    _figure_of_another(claim, c, sents, known, out, conf)
     # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
     # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
     about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
@@ -3322,6 +3323,46 @@ def _label_moved(claim: str, sents, known: set[str], out: FactCheck, conf) -> No
                                               evidence_value=f"{others[0].text} ({text[a:b].strip()})",
                                               evidence_span=_span(sent, a, b), confidence=conf["moved"]))
             return
+
+
+#: Where a clause of the context begins, read back from a figure: "..., and Oakline applies a £250 excess".
+_CLAUSE_START = re.compile(r"[.;:]\s|,\s+(?:and|but|while|whereas)\s+|\s(?:while|whereas)\s|\s[\u2014\u2013]\s", re.I)
+
+
+def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: FactCheck, conf) -> None:
+    """A figure the context states of one of its entities, given to another it names: "Harbor Shield, which applies
+    a £250 excess to escape-of-water claims" where "Both insurers have a standard excess of £100, and Oakline applies
+    a £250 excess for escape-of-water claims". The context's clause that states the figure opens with another name
+    (its subject) and never names the claim's; the claim's figure follows its own name, which the context names
+    elsewhere. Measures and money only: a bare count ("3 stores") is too often a figure of several things."""
+    if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
+        return
+    c_names = [n for n in names(claim, known) if len(n.tokens) >= 1 and n.tokens - _TITLES]
+    if not c_names:
+        return
+    context_words = frozenset().union(*(words(p.text) for _, _, p in sents))
+    for q in c.quantities[:12]:
+        if q.kind in ("", "count", "ordinal", "change"):
+            continue
+        mine = next((n for n in reversed(c_names) if n.end <= q.start), None)
+        if mine is None or not mine.tokens <= context_words:
+            continue  # (a name the context never uses is the entity checks' to name)
+        for _, sent, p in sents:
+            e = next((x for x in p.quantities if _equivalent(q, x)), None)
+            if e is None:
+                continue
+            lo = max((m.end() for m in _CLAUSE_START.finditer(p.text, 0, e.start)), default=0)
+            clause = p.text[lo:e.start]
+            theirs = names(clause, known)
+            if mine.tokens & words(p.text[lo:]):
+                break  # the context says it of the claim's name too (or of what its initials stand for: "CFO", "ECB")
+            lead = theirs[0] if theirs and _leads(clause, theirs[0], words_before=2) else None
+            if lead is not None:
+                out.differences.append(Difference(
+                    slot="moved", claim_value=f"{q.text} for {mine.text}", evidence_value=f"{e.text} for {lead.text}",
+                    evidence_span=_span(sent, lo + lead.start, e.end), confidence=conf["moved"]))
+                return
+            break
 
 
 def _leads(text: str, n: Name, words_before: int = 1) -> bool:

@@ -2999,3 +2999,20 @@ def test_session20_how_often_against_how_often(claim, flag):
     from guardrail import Guardrail
     rep = Guardrail().check(answer=claim, context=[context])
     assert rep.hallucinated == flag, [(v.label, v.reason) for v in rep.verdicts]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("That's the Northway plan, which charges a £45 cancellation fee.", True),
+    ("Northway charges a £20 cancellation fee, while Brightpath charges £45.", False),
+    ("Both plans have a £120 annual cap; Brightpath's cancellation fee is £45.", False),
+])
+def test_session20_a_figure_the_context_states_of_another_of_its_entities(claim, flag):
+    context = ("Northway and Brightpath both sell 12-month broadband plans. Both plans have a £120 annual cap on price rises, "
+               "and Northway charges a £20 cancellation fee, while Brightpath charges £45.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_initials_name_what_they_stand_for_when_a_figure_is_read():
+    context = "The European Central Bank held its deposit rate at 3.75% in June. The Bank of England held at 5.25%."
+    assert not _findings("The ECB held its deposit rate at 3.75% in June.", context)[0]
