@@ -541,6 +541,7 @@ def check_facts(
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
+    _time_label_moved(claim, c, sents, out, conf)
     # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
     # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
     about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
@@ -3322,6 +3323,37 @@ def _label_moved(claim: str, sents, known: set[str], out: FactCheck, conf) -> No
             out.differences.append(Difference(slot="moved", claim_value=f"{n.text} for {m.group(1).strip()}",
                                               evidence_value=f"{others[0].text} ({text[a:b].strip()})",
                                               evidence_span=_span(sent, a, b), confidence=conf["moved"]))
+            return
+
+
+def _time_label_moved(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A service named by its time ("The 09:25 to York") given what the context says of another one: "The 09:25 to York
+    is terminating at Doncaster" where "The 09:10 ... will terminate at Doncaster" and "The 09:25 to York is cancelled".
+    The claim's sentence-opening time names its subject; its other words are what it says of it. The context's
+    sentence that opens with the same time says none of them, and one that opens with another time says them all."""
+    if any(d.kind == "mismatch" for d in out.differences) or not c.times:
+        return
+    t = c.times[0]
+    if len(re.findall(r"[\w'’\-]+", claim[: t.start])) > 1:
+        return
+    said = set(c.term_set) - {_fold(x) for x in content_terms(claim[t.start:t.end])}
+
+    def opener(p: _Parsed):
+        return next((x for x in p.times if len(re.findall(r"[\w'’\-]+", p.text[: x.start])) <= 1), None)
+
+    own = [p for _, _, p in sents if (o := opener(p)) is not None and o.minutes == t.minutes]
+    if len(own) != 1:
+        return
+    # (what is said of it: the claim's words that its own sentence does not name it by, "to York" being its name)
+    pred = said - own[0].term_set
+    if len(pred) < 2 or _coverage(pred, own[0].term_set) > 0:
+        return
+    for _, sent, p in sents:
+        o = opener(p)
+        if o is not None and o.minutes != t.minutes and _coverage(pred, p.term_set) >= 0.99:
+            out.differences.append(Difference(slot="moved", claim_value=f"{t.text} ({claim.strip()})",
+                                              evidence_value=f"{o.text} ({p.text.strip()})", evidence_span=_span(sent),
+                                              confidence=conf["moved"]))
             return
 
 

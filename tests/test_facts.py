@@ -3016,3 +3016,15 @@ def test_session20_a_figure_the_context_states_of_another_of_its_entities(claim,
 def test_session20_initials_name_what_they_stand_for_when_a_figure_is_read():
     context = "The European Central Bank held its deposit rate at 3.75% in June. The Bank of England held at 5.25%."
     assert not _findings("The ECB held its deposit rate at 3.75% in June.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The 14:05 to Bath is being diverted via Chippenham.", True),
+    ("The 14:20 to Bath is being diverted via Chippenham.", False),
+    ("The 14:05 to Bath is delayed by about 20 minutes.", False),
+])
+def test_session20_a_service_named_by_its_time_given_what_is_said_of_another(claim, flag):
+    context = ("Signal failure at Swindon. The 14:20 to Bath will be diverted via Chippenham. "
+               "The 14:05 to Bath is delayed by around 20 minutes. The 14:40 to Bristol runs as normal.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
