@@ -551,6 +551,7 @@ def check_facts(
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
     _step_order(claim, sents, out, conf)
+    _numbered_order(claim, sents, out, conf)
     if after:
         _order_after(after, claim, sents, out, conf)
     _done_without(claim, sents, out, conf)
@@ -3369,7 +3370,13 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
     elsewhere. Measures and money only: a bare count ("3 stores") is too often a figure of several things."""
     if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
         return
-    c_names = [n for n in names(claim, known) if len(n.tokens) >= 1 and n.tokens - _TITLES]
+    # (a capitalised word the texts also use in lower case opens a sentence or a step: "Hold the reset button")
+    lower = words(" ".join(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", claim + "\n" + "\n".join(p.text for _, _, p in sents))))
+
+    def named(text: str) -> list[Name]:
+        return [n for n in names(text, known) if n.tokens - _TITLES and (len(n.tokens) > 1 or not n.tokens & lower)]
+
+    c_names = named(claim)
     if not c_names:
         return
     context_words = frozenset().union(*(words(p.text) for _, _, p in sents))
@@ -3385,7 +3392,7 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
                 continue
             lo = max((m.end() for m in _CLAUSE_START.finditer(p.text, 0, e.start)), default=0)
             clause = p.text[lo:e.start]
-            theirs = names(clause, known)
+            theirs = named(clause)
             if mine.tokens & words(p.text[lo:]):
                 break  # the context says it of the claim's name too (or of what its initials stand for: "CFO", "ECB")
             lead = theirs[0] if theirs and _leads(clause, theirs[0], words_before=2) else None
@@ -5349,6 +5356,43 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
                                                   evidence_value=s[3][a:b].strip()[:120],
                                                   evidence_span=_span(s, a, b), confidence=conf["comparison"]))
                 return
+
+
+#: A numbered step: "1) Back up the database.", "2. Stop the workers", "Step 3: Run the migration".
+_NUMBERED = re.compile(r"(?:^|(?<=\s))(?:step\s+)?(\d{1,2})[.):]\s+(.+?)(?=\s+(?:step\s+)?\d{1,2}[.):]\s|$)", re.I | re.S)
+#: Words that present a claim's steps as an order ("..., and then run the migration").
+_IN_ORDER = re.compile(r"\b(?:then|first|next|finally|afterwards?|followed\s+by|once\s+(?:that|this|everything)|last)\b", re.I)
+_STEP_SPLIT = re.compile(r",\s*(?:and\s+)?(?:then\s+)?|;\s*|\s+and\s+then\s+|\s+then\s+|[.!]\s+", re.I)
+
+
+def _numbered_order(claim: str, sents, out: FactCheck, conf) -> None:
+    """Steps the context numbers ("1) Back up the database. 2) Stop the workers. 3) Run the migration. 4) Restart
+    the servers."), given by the claim in another order ("..., restart the servers, and then run the migration").
+    The claim must present its steps as an order; each of its pieces is matched to the numbered step it states
+    most of (and clearly more than any other)."""
+    if any(d.slot == "comparison" for d in out.differences) or not _IN_ORDER.search(claim):
+        return
+    steps: list[tuple[int, frozenset[str], EvidenceSentence]] = []
+    for _, s, p in sents:
+        for m in _NUMBERED.finditer(p.text):
+            steps.append((int(m.group(1)), _parse(m.group(2)).term_set, s))
+    if len(steps) < 3 or len({n for n, _, _ in steps}) != len(steps):
+        return
+    order: list[tuple[int, str]] = []
+    for piece in _STEP_SPLIT.split(claim):
+        terms = _parse(piece).term_set
+        if len(terms) < 2:
+            continue
+        fits = sorted(((_coverage(set(terms), set(st)), n) for n, st, _ in steps), reverse=True)
+        if fits[0][0] >= 0.6 and fits[0][0] >= fits[1][0] + 0.25:
+            order.append((fits[0][1], piece.strip()))
+    for (n1, p1), (n2, p2) in zip(order, order[1:]):
+        if n1 > n2:
+            s = next(x for n, _, x in steps if n == n2)
+            out.differences.append(Difference(slot="comparison", claim_value=f"{p1} before {p2}",
+                                              evidence_value=f"step {n2} before step {n1}", evidence_span=_span(s),
+                                              confidence=conf["comparison"]))
+            return
 
 
 #: A sentence that follows the one before it in a sequence: "Next, press ...", "Then ...", "After that, ...".

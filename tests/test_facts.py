@@ -3028,3 +3028,14 @@ def test_session20_a_service_named_by_its_time_given_what_is_said_of_another(cla
                "The 14:05 to Bath is delayed by around 20 minutes. The 14:40 to Bristol runs as normal.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Unplug the router, hold the reset button for 10 seconds, then plug it back in and wait for the green light.", False),
+    ("Unplug the router, plug it back in, and then hold the reset button for 10 seconds.", True),
+])
+def test_session20_numbered_steps_given_in_another_order(claim, flag):
+    context = ("To reset the router: 1) Unplug the router from the wall. 2) Hold the reset button for 10 seconds. "
+               "3) Plug the router back in. 4) Wait for the green light.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
