@@ -2744,7 +2744,9 @@ def _shares(text: str) -> list[tuple[float, int, int]]:
     qs = parse_quantities(text)
     out = []
     for q in qs:
-        if q.kind == "percent" and re.match(r"\s+of\b", text[q.end:]) and 0 <= q.magnitude <= 100:
+        # ("38% of voters"; or a part's share in brackets after it: "18 of these places (10%)")
+        if q.kind == "percent" and (re.match(r"\s+of\b", text[q.end:]) or (
+                text[:q.start].rstrip().endswith("(") and text[q.end:].lstrip().startswith(")"))) and 0 <= q.magnitude <= 100:
             out.append((q.magnitude / 100, q.start, q.end))
     for a, b in zip(qs, qs[1:]):
         if a.kind != "percent" and b.kind != "percent" and _PART_OF.match(text[a.end:b.start]) \
@@ -2770,10 +2772,15 @@ def _share_quantifier(claim: str, c_terms: set[str], sents, idf, out: FactCheck,
         for a, b in clauses(p.text):
             clause = p.text[a:b]
             found = _shares(clause)
-            # Nearly all of the claim's words: "the other three were profitable" is another clause's predicate.
-            if not found or _coverage(rest, set(_parse(clause).term_set), idf) < 0.8:
+            if not found:
                 continue
             share, lo, hi = found[0]
+            # Nearly all of the claim's words: "the other three were profitable" is another clause's predicate.
+            # (more than half of them where the share is far on the other side: "most places" against "18 of these
+            # places (10%)")
+            need = 0.5 if abs(share - 0.5) >= 0.3 else 0.8
+            if _coverage(rest, set(_parse(clause).term_set), idf) < need:
+                continue
             if not allows(share):
                 out.differences.append(Difference(slot="quantifier", claim_value=m.group(0),
                                                   evidence_value=clause[lo:hi], evidence_span=_span(s, a + lo, a + hi),
@@ -5491,7 +5498,8 @@ def _anchor_order(c_terms, pc: int, e_terms, pe: int, skip: set[str], claim: str
 
 # -- conditions ---------------------------------------------------------------------------------
 #: A claim that says outright it needs no condition ("whether or not anyone signs it off", "regardless of age").
-_NO_CONDITION = re.compile(r"(?:^|,)\s*whether\s+or\s+not\b|\b(?:regardless|no\s+matter|in\s+all\s+cases|even\s+if|"
+_NO_CONDITION = re.compile(r"(?:^|,)\s*whether\s+or\s+not\b|\b(?:regardless|irrespective|no\s+matter|in\s+all\s+cases|even\s+if|"
+                           r"whatever\s+(?:the|your|their|its)\b|"
                            r"without\s+(?:any|needing|having|the\s+need))\b", re.I)
 
 

@@ -3039,3 +3039,25 @@ def test_session20_numbered_steps_given_in_another_order(claim, flag):
                "3) Plug the router back in. 4) Wait for the green light.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Most of the 240 pitches are reserved for touring caravans.", True),
+    ("About a tenth of the 240 pitches are reserved for touring caravans.", False),
+])
+def test_session20_most_against_a_share_in_brackets(claim, flag):
+    context = ("The park has 240 pitches. Up to 24 of these pitches (10%) are reserved for touring caravans, "
+               "booked through the warden. The rest are let to static homes.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("If you renew before March, you'll get the 10% discount, whatever your payment history.", True),
+    ("If you renew before March, you'll get the 10% discount as long as you have no missed payments.", False),
+])
+def test_session20_a_condition_said_away_with_whatever(claim, flag):
+    context = ("Members who renew before 1 March receive a 10% discount, unless they have missed a payment in the past "
+               "year. The discount is applied automatically.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -321,7 +321,8 @@ _STRONG_CONDITION = re.compile(
     re.I,
 )
 _UNCONDITIONAL = re.compile(
-    r"\b(?:whether\s+or\s+not|regardless|in\s+all\s+cases|always|any|every|all|including|even|no\s+matter|"
+    r"\b(?:whether\s+or\s+not|regardless|irrespective|whatever\s+(?:the|your|their|its)|in\s+all\s+cases|always|any|every|all|"
+    r"including|even|no\s+matter|"
     r"without)\b",
     re.I,
 )
