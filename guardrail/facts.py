@@ -1555,6 +1555,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     claim_qs = [q for q in claim_qs if not premise(q)
                 or any(math.isclose(q.magnitude, e.magnitude) or (e.dimension == q.dimension and not e.labelled)
                        for _, _, p in sents for e in p.quantities)]
+    # (how often, in words, is checked only against a context that says how often: "They open every day" is the
+    # context's seven days of opening hours, not a figure it must state)
+    if not any(e.kind == "frequency" for _, _, p in sents for e in p.quantities):
+        claim_qs = [q for q in claim_qs if not (q.kind == "frequency" and q.is_word)]
     # Those kept are checked last: one the claim's own arithmetic uses ("Three adults and two children pay £52":
     # £12 x three + £8 x two) is its premise even where the context counts the same thing ("2 adults").
     claim_qs.sort(key=premise)
@@ -1586,6 +1590,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         return
     pool = [(k, e, sents[k][2].text) for k in range(len(sents)) for e in sents[k][2].quantities]
     where = {id(e): k for k, e, _ in pool}  # an operand's sentence
+    all_days = " ".join(p.text for _, _, p in sents) if re.search(r"\bseven\s+days|\b7\s+days", c.text, re.I) else ""
     # (and a figure whose number the context states, however it reads the unit: "72 days in autumn, 58 in spring"
     # against "the autumn term contains 72 teaching days, the spring term 58")
     stated_numbers = {round(e.magnitude, 6) for _, e, _ in pool}
@@ -1865,6 +1870,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.numbers_unmatched.append(q.text)
             out.differences.append(Difference(slot="percent_points", claim_value=q.text, evidence_value=swapped,
                                               confidence=conf["percent_points"]))
+            continue
+        if q.dimension == "time" and math.isclose(q.value, 7 * 86400.0) and re.match(r"\s*(?:a|per|each|every)\s+week\b", c.text[q.end:], re.I) \
+                and all(re.search(rf"\b{d}", all_days, re.I) for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")):
+            out.numbers_matched += 1  # "open seven days a week": the context gives hours for every day of the week
+            out.reworded.append(f"{q.text} a week (every weekday named)")
             continue
         if any(_equivalent(q, a) for a in asked_qs):
             # The user's own figure ("We got a grant eight months ago"), reasoned with, is no claim about the context.
@@ -3393,6 +3403,11 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
         mine = next((n for n in reversed(c_names) if n.end <= q.start), None)
         if mine is None or not mine.tokens <= context_words:
             continue  # (a name the context never uses is the entity checks' to name)
+        # (the subject of the figure's clause: "The sailor had gone out to the Gulf Stream ... his 35-foot sailboat" gives
+        # the Gulf Stream no boat)
+        c_lo = max((m.end() for m in _CLAUSE_START.finditer(claim, 0, q.start)), default=0)
+        if mine.start < c_lo or not _leads(claim[c_lo:], Name(mine.start - c_lo, mine.end - c_lo, mine.text), words_before=3):
+            continue
         for _, sent, p in sents:
             e = next((x for x in p.quantities if _equivalent(q, x)), None)
             if e is None:
@@ -3403,6 +3418,11 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
             if mine.tokens & words(p.text[lo:]):
                 break  # the context says it of the claim's name too (or of what its initials stand for: "CFO", "ECB")
             lead = theirs[0] if theirs and _leads(clause, theirs[0], words_before=2) else None
+            # (not when the clause gives the figure to someone by a pronoun: "Forbes estimated his net worth at $3.1
+            # billion" is his, not Forbes's; nor a first person, "I'd")
+            if lead is not None and (re.search(r"\b(?:his|her|its|their|he|she|they)\b", clause, re.I)
+                                     or re.match(r"I\b", lead.text)):
+                break
             if lead is not None:
                 out.differences.append(Difference(
                     slot="moved", claim_value=f"{q.text} for {mine.text}", evidence_value=f"{e.text} for {lead.text}",

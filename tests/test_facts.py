@@ -3061,3 +3061,12 @@ def test_session20_a_condition_said_away_with_whatever(claim, flag):
                "year. The discount is applied automatically.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_opening_hours_as_data_records_write_them():
+    record = "{'hours': {'Monday': '7:0-19:0', 'Tuesday': '7:0-19:0', 'Wednesday': '7:0-19:0', 'Thursday': '7:0-19:0', " \
+             "'Friday': '7:0-19:0', 'Saturday': '8:30-19:0', 'Sunday': '8:30-17:0'}}"
+    assert not _findings("It opens at 7:00 on Mondays and closes at 17:00 on Sundays.", record)[0]
+    assert _findings("On Mondays it opens at 8:00.", record)[0]
+    assert not _findings("It is open seven days a week.", record)[0]
+    assert _findings("It is open seven days a week.", "Hours: Monday to Friday 9-5.")[0]

@@ -265,8 +265,17 @@ def _word_times(text: str) -> list[TimeValue]:
     return out
 
 
+#: Opening hours as data records write them, minutes unpadded: "7:0-19:0", "16:30-22:0" (Yelp-style JSON).
+_HOURS_RANGE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]?\d)\s*[-\u2013]\s*([01]?\d|2[0-3]):([0-5]?\d)\b")
+
+
 def parse_times(text: str) -> list[TimeValue]:
     out = []
+    if ":" in text:
+        for m in _HOURS_RANGE.finditer(text):
+            if len(m.group(2)) == 1 or len(m.group(4)) == 1:
+                out += [TimeValue(m.start(1), m.end(2), m.group(0)[: m.end(2) - m.start(1)], int(m.group(1)) * 60 + int(m.group(2))),
+                        TimeValue(m.start(3), m.end(4), text[m.start(3):m.end(4)], int(m.group(3)) * 60 + int(m.group(4)))]
     for m in _TIME.finditer(text):
         if m.group("word"):
             mins = 0 if m.group("word").lower() == "midnight" else 12 * 60
@@ -275,8 +284,9 @@ def parse_times(text: str) -> list[TimeValue]:
             mins = h * 60 + int(m.group("m") or 0)
         else:
             mins = int(m.group("h24")) * 60 + int(m.group("m24"))
+        if any(t.start < m.end() and m.start() < t.end for t in out):
+            continue  # (read already as an end of a record's hours)
         out.append(TimeValue(m.start(), m.end(), m.group(0), mins))
     if "past" in text or " to " in text or "clock" in text:
-        out = sorted(out + [w for w in _word_times(text) if not any(t.start < w.end and w.start < t.end for t in out)],
-                     key=lambda t: t.start)
-    return out
+        out = out + [w for w in _word_times(text) if not any(t.start < w.end and w.start < t.end for t in out)]
+    return sorted(out, key=lambda t: t.start)
