@@ -3390,8 +3390,12 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
     # (a capitalised word the texts also use in lower case opens a sentence or a step: "Hold the reset button")
     lower = words(" ".join(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", claim + "\n" + "\n".join(p.text for _, _, p in sents))))
 
+    # (nor is a word capitalised only where it opens a sentence: "Place the eggs ...", "Make sure ...")
+    mid = words(" ".join(re.findall(r"(?<=[\w,;] )[A-Z][\w'’\-]*", claim + "\n" + "\n".join(p.text for _, _, p in sents))))
+
     def named(text: str) -> list[Name]:
-        return [n for n in names(text, known) if n.tokens - _TITLES and (len(n.tokens) > 1 or not n.tokens & lower)]
+        return [n for n in names(text, known) if n.tokens - _TITLES
+                and (len(n.tokens) > 1 or not n.tokens & lower and n.tokens <= mid)]
 
     c_names = named(claim)
     if not c_names:

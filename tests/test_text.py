@@ -210,3 +210,8 @@ def test_session20_how_often_is_a_frequency():
     assert (q.text, q.dimension, q.value) == ("every 3 months", "frequency", 3 * 2629800.0)
     assert [q.magnitude for q in parse_quantities("every other week, every thirteen weeks, every day")] == [2, 13, 1]
     assert parse_quantities("every working day") == []
+
+
+def test_session20_a_decade_after_a_hyphen_is_no_signed_gap():
+    assert parse_quantities("highs from the mid-20s to the mid-50s") == []
+    assert [q.text for q in parse_quantities("second, +9s; third, -12s")] == ["9s", "12s"]

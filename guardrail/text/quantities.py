@@ -477,7 +477,7 @@ def _pence(text: str) -> list[Quantity]:
 #: or seconds whose number no decade or age could be ("48s"; "40s" is left alone).
 _DURATION = re.compile(r"(?<![\w.])(?:(?P<h>\d{1,3})\s?h\s?(?:(?P<hm>\d{1,2})\s?m(?:in)?\b\s?)?(?:(?P<hs>\d{1,2})\s?s\b)?"
                        r"|(?P<m>\d{1,3})\s?m(?:in)?\s?(?P<ms>\d{1,2}(?:\.\d+)?)\s?s\b"
-                       r"|(?<=[+\u2212-])(?P<s>\d{1,3}(?:\.\d+)?)\s?s\b"
+                       r"|(?<![\w])[+\u2212-](?P<s>\d{1,3}(?:\.\d+)?)\s?s\b"
                        r"|(?<![\w.'\u2019])(?P<u>\d?[1-9](?:\.\d+)?)s\b)")
 
 
@@ -492,8 +492,9 @@ def _durations(text: str) -> list[Quantity]:
             secs = int(m.group("m")) * 60 + float(m.group("ms"))
         else:  # (seconds alone: "+9s", or "48s" but not "the 40s", a decade or an age)
             secs = float(m.group("s") or m.group("u"))
-        body = m.group(0).rstrip()
-        out.append(Quantity(start=m.start(), end=m.start() + len(body), text=body, magnitude=secs, value=secs,
+        start = m.start("s") if m.group("s") is not None else m.start()  # (the sign of "+9s" is no part of the figure)
+        body = text[start:m.end()].rstrip()
+        out.append(Quantity(start=start, end=start + len(body), text=body, magnitude=secs, value=secs,
                             dimension="time", unit="s", bound=None, approx=False,
                             digits=len(re.sub(r"\D", "", body).lstrip("0")) or 1, is_word=False))
     return out
