@@ -6033,7 +6033,7 @@ _PAIR_CUE = re.compile(r"\b(?:only|just|both|two)\b|[:\u2014\u2013]\s*[^:\u2014\
 _NOTHING_ELSE = re.compile(r"\b(?:everything\s+else|all\s+(?:the\s+)?other|nothing\s+else|no\s+other|none\s+of\s+the\s+other|"
                            r"the\s+rest\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:is|are)|(?:that|those|these)\s+are\s+(?:all|the\s+only)|"
                            r"that['\u2019]?s\s+(?:all|it|the\s+(?:full|complete)))\b", re.I)
-_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:list|set|range|line-?up))\b", re.I)
+_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:[\w-]+\s+)?(?:list|set|range|line-?up))\b", re.I)
 
 
 def _with_referent(sents, k: int) -> frozenset[str]:
@@ -6202,7 +6202,10 @@ def _names_its_topic(abstention: str) -> bool:
 def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) -> None:
     """One abstention of ``whole`` (``claim``: it, from its start) against the evidence."""
     topic = lexicon.abstention_topic(claim)
-    wants = _asked_kind(claim)
+    # (what kind of value it says is missing, read up to the topic's end: "doesn't say which side won the toss, only
+    # that ... when rain stopped play" asks for a name, not a date)
+    at = claim.find(topic)
+    wants = _asked_kind(claim[max(0, at - 30): at + len(topic)] if at >= 0 else claim)
     warning = lexicon.denies_warning(claim)
     yes_no = not warning and re.search(r"\b(?:whether|if)\b", claim, re.I) is not None
     topic = re.sub(r"^\s*(?:whether|if)\s+", "", topic, flags=re.I)
@@ -6330,6 +6333,7 @@ def _asked_kind(text: str) -> str | None:
         return "place"
     if re.search(r"\bwhen\b|\b(?:date|day|year|time|hour|deadline)\b", t):
         return "date"
-    if re.search(r"\bwho\b|\bwhom\b|\bwhich\s+(?:company|person|team|country|city)\b", t):
+    if re.search(r"\bwho\b|\bwhom\b|\bwhich\s+(?:company|person|team|side|club|player|party|firm|candidate|driver|rider|"
+                 r"country|city|airline|bank|school|hospital)\b", t):
         return "name"
     return None

@@ -3070,3 +3070,25 @@ def test_session20_opening_hours_as_data_records_write_them():
     assert _findings("On Mondays it opens at 8:00.", record)[0]
     assert not _findings("It is open seven days a week.", record)[0]
     assert _findings("It is open seven days a week.", "Hours: Monday to Friday 9-5.")[0]
+
+
+def test_session20_an_age_limit_before_a_verb_is_no_count_of_the_verb():
+    context = "Children under 12 swim free with a paying adult; those aged 12 to 17 pay £3."
+    assert _findings("Children over 12 swim free with a paying adult.", context)[0]
+    assert not _findings("Children under 12 swim free if an adult pays.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The report doesn't say which team scored first, only that Ware equalised.", True),
+    ("Fares go up in May — the notice doesn't say by how much.", False),
+])
+def test_session20_what_an_abstention_asks_is_read_up_to_its_topic(claim, flag):
+    context = "Harlow Town scored first through Amy Kane before Ware equalised; the match ended 2-1. Fares go up in May."
+    fc = check_facts(claim, sentences(context))
+    assert any(d.slot == "false_abstention" for d in fc.differences) == flag, fc.differences
+
+
+def test_session20_the_full_list_of_a_kind_is_a_list_said_to_be_complete():
+    context = "The tart contains gluten (wheat), egg, milk, almonds and sulphites."
+    assert _findings("The full allergen list is gluten, egg and milk.", context)[0]
+    assert not _findings("The allergens include gluten, egg and milk.", context)[0]

@@ -480,14 +480,17 @@ def abstention_topic(text: str) -> str:
         return len(re.findall(r"[A-Za-z]{3,}", _SOURCE_WORDS.sub(" ", part)))
 
     # "..., but the documents don't say whether ...": what comes before the "but" is stated, the topic after it
-    joined = re.search(r"(?:,|;)?\s*\b(?:but|however|although|though|yet|while)(?:\s+(?:the|these|this))?\s*$", before, re.I)
+    # (or a dash: "... sent to the Lost Property Office \u2014 the page doesn't mention how long ...")
+    joined = re.search(r"(?:,|;)?\s*\b(?:but|however|although|though|yet|while)(?:\s+(?:the|these|this))?\s*$|"
+                       r"(?:\s[\u2014\u2013-]|;)\s*(?:the|these|this|that|it|they)?\s*$", before, re.I)
     topic = after if (joined and after) or weight(after) >= weight(before) else before
     if re.match(r"(?:is|are|was|were)\b", m.group(0), re.I) and before:
         topic = before  # "The transfer fee isn't stated, but ...": what is not stated comes first
     if topic is after:
         # "... how long the course stays open, so I can't tell you the time limit": the topic ends with its clause.
         # (or at a dash: "how old he was when he died — it only gives the date range of his death")
-        topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore)\b|;|\s+so\s+(?:i|we)\b|\s[\u2014\u2013-]\s", topic,
+        topic = re.split(r",\s*(?:so|and|but|which|because|as|therefore|only|just|except|although|though)\b|;|\s+so\s+(?:i|we)\b|"
+                         r"\s[\u2014\u2013-]\s", topic,
                          maxsplit=1, flags=re.I)[0]
     # "... the starting location of the marathon in the provided documents": the sources are not the topic.
     return _SOURCE_TAIL.sub("", topic).strip(" .,:;")

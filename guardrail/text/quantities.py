@@ -250,6 +250,10 @@ see sees ate eat eats drank drink drinks kept keep keeps left leave leaves met m
 caught catch catches built build builds sent send sends brought bring brings found find finds held hold holds led lead
 leads wrote write writes became become becomes began begin begins came come comes went go goes scores reach reaches
 hits totals numbers counts""".split())
+#: People and a bound on their age before a figure: "children under 5", "those aged 5 to", "adults over".
+_AGE_OF_PEOPLE = re.compile(r"\b(?:children|kids|infants|babies|adults|people|persons|passengers|visitors|pupils|students|"
+                            r"those|anyone|guests|players|applicants|patients)\s+(?:aged\s+)?(?:under|over|below|above|"
+                            r"younger\s+than|older\s+than|aged)\s+$", re.I)
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
 percent times time per cent out other others more between them us you""".split())
@@ -755,6 +759,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
         nxt = _SCALE_NOUN.match(text, end) or _NEXT_WORD.match(text, after_plus)
         if nxt and (nxt.group(1).lower() in _VERBS_AFTER or nxt.group(1).lower().endswith("ed")):
             nxt = None
+        if nxt and _AGE_OF_PEOPLE.search(text, max(0, start - 40), start):
+            nxt = None  # "children under 5 travel free": an age limit, not 5 travels
         if not dim and not unit_raw and not cur_raw and (
                 _VERSION_BEFORE.search(text, max(0, start - 16), start)
                 or (re.fullmatch(r"\d+\.\d+", raw) and _NAME_BEFORE.search(text, max(0, start - 30), start))):
