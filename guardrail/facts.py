@@ -1348,7 +1348,13 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     # "increased to 52p, replacing the previous rate of 45p": the new value comes first
     # (or says the old one in an aside after it: "is now 60 seconds (previously 30 seconds)")
     first_new = re.search(r"\b(?:replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I) \
-        or re.search(r"[(,;\u2013\u2014]\s*(?:previously|formerly|was|were|before|earlier|until\s+now)\s*:?\s*$", lead, re.I)
+        or re.search(r"[(,;\u2013\u2014]\s*(?:previously|formerly|was|were|before|earlier|until\s+now|(?:increased|decreased|"
+                     r"reduced|raised|lowered|cut|changed|up|down|moved|switched)\s+from)\s*:?\s*$", lead, re.I)
+    if first_new and from_to and lead.rstrip().endswith("from") and re.search(r"\(\s*\w+\s+from\s*$", lead):
+        # "atorvastatin 40 mg at night (increased from 20 mg)": the new value is the one right before the bracket
+        before = [o for _, o, text in pool if text == sent_text and o.end <= e.start and _comparable(o, e) and o is not e]
+        if before and e.start - before[-1].end <= 60 and not math.isclose(before[-1].value, e.value):
+            return before[-1]
     if not from_to and re.search(r"\b(?:now|currently|new|has\s+been|have\s+been|increased\s+to|raised\s+to|reduced\s+to|"
                                  r"cut\s+to|lowered\s+to|changed\s+to)\s+(?:\S+\s+){0,2}$", lead, re.I):
         return None  # "has been increased to 52p": the new value itself (not "has been increased from 7 kg to 10 kg")
@@ -2450,13 +2456,16 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
         return
     said = {d.claim_value for d in out.differences}
     for code in mine:
-        if code.text in said or any(code.text.lower() in p.text.lower() for _, _, p in sents):
+        graded = " " in code.text  # ("band D": compared with the codes the context writes, label and letter)
+        if code.text in said or (any(x.text == code.text for _, _, p in sents for x in codes(p.text)) if graded
+                                 else any(code.text.lower() in p.text.lower() for _, _, p in sents)):
             continue
         shape = code_shape(code.text)
         for _, sent, p in sents:
             if not c.term_set & p.term_set:
                 continue
-            other = next((x for x in codes(p.text) if code_shape(x.text) == shape and x.text.lower() != code.text.lower()), None)
+            other = next((x for x in codes(p.text) if code_shape(x.text) == shape and x.text.lower() != code.text.lower()
+                          and (not graded or x.text.split()[0] == code.text.split()[0])), None)
             if other is not None:
                 out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
                                                   evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))

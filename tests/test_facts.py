@@ -3092,3 +3092,19 @@ def test_session20_the_full_list_of_a_kind_is_a_list_said_to_be_complete():
     context = "The tart contains gluten (wheat), egg, milk, almonds and sulphites."
     assert _findings("The full allergen list is gluten, egg and milk.", context)[0]
     assert not _findings("The allergens include gluten, egg and milk.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The flat is in council tax band C with an EPC rating of B.", True),
+    ("The flat is in council tax band B with an EPC rating of B.", False),
+])
+def test_session20_a_letter_grade_with_its_label(claim, flag):
+    context = "Council tax band B; EPC rating B. Service charge £1,200 a year."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_an_old_value_in_brackets_after_the_new_one():
+    context = "Discharge medicines: bisoprolol 5 mg once daily (increased from 2.5 mg); aspirin 75 mg (unchanged)."
+    assert _findings("Bisoprolol 2.5 mg once daily.", context)[0]
+    assert not _findings("Bisoprolol 5 mg once daily, increased from 2.5 mg.", context)[0]

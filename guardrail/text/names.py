@@ -186,10 +186,16 @@ _NOT_CODE_SUFFIX = re.compile(r"(?:st|nd|rd|th|s|am|pm|x|k|m|bn|mn|p|d|h|hr|hrs|
                               r"ha|kw|mw|gw|kwh|mwh|w|v|mah|hz|khz|mhz|ghz|px|dpi|fps|mph|kph|kmh|in)", re.I)
 
 
+#: A grade or a band named by one letter after its label: "council tax band D", "EPC rating C", "zone B", "grade A*".
+_LETTER_GRADE = re.compile(r"\b(band|grade|class|rating|zone|category|tier|group|block|wing|row|section|platform|terminal|"
+                           r"bay|phase)\s+([A-Z][+*-]?)(?![\w'’])", re.I)
+
+
 def codes(text: str) -> list[Name]:
     """The identifiers of ``text`` that mix digits and letters ("17C", "B12", "QX7R2L"), not measures
-    ("5kg", "3pm", "2nd")."""
-    out = []
+    ("5kg", "3pm", "2nd"); and a letter grade with its label ("band D", "rating C")."""
+    out = [Name(m.start(), m.end(), f"{m.group(1).lower()} {m.group(2)}") for m in _LETTER_GRADE.finditer(text)
+           if m.group(2).isupper()]
     for m in _CODE.finditer(text):
         tok = m.group(0)
         if m.start() and text[m.start() - 1] in "°º":
