@@ -2282,9 +2282,18 @@ def _weekday_times(c: _Parsed, sents) -> list[tuple[int, TimeValue]]:
             continue
         # (pieces between commas and semicolons: a clock time's colon parts nothing)
         bounds = [0] + [x for m in _COMMA_PIECE.finditer(p.text) for x in (m.start(), m.end())] + [len(p.text)]
-        for a, b in zip(bounds[::2], bounds[1::2]):
+        pieces = list(zip(bounds[::2], bounds[1::2]))
+        for i, (a, b) in enumerate(pieces):
             named = {d.weekday for d in p.dates if a <= d.start < b and d.weekday is not None}
             if named == {day}:
+                # (with the pieces after it that list more of its times: "Saturday departures: 07:05, 08:35, 10:05")
+                for x, y in pieces[i + 1:]:
+                    rest = p.text[x:y]
+                    for o in reversed([o for o in p.times if x <= o.start < y]):
+                        rest = rest[: o.start - x] + rest[o.end - x:]
+                    if re.sub(r"\b(?:and|or)\b|[\s.,;]", "", rest):
+                        break
+                    b = y
                 out += [(k, e) for e in p.times if a <= e.start < b]
     return out
 

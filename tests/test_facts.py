@@ -3108,3 +3108,13 @@ def test_session20_an_old_value_in_brackets_after_the_new_one():
     context = "Discharge medicines: bisoprolol 5 mg once daily (increased from 2.5 mg); aspirin 75 mg (unchanged)."
     assert _findings("Bisoprolol 2.5 mg once daily.", context)[0]
     assert not _findings("Bisoprolol 5 mg once daily, increased from 2.5 mg.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("On Sundays the ferry leaves at 09:15, 11:45 and 14:15.", False),
+    ("On Sundays the ferry leaves at 09:15, 11:30 and 14:15.", True),
+])
+def test_session20_a_weekdays_listed_times_run_past_the_first_comma(claim, flag):
+    context = "Sunday sailings from the pier: 09:15, 11:45, 14:15 and 16:45. On weekdays the first sailing is at 07:30."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
