@@ -483,13 +483,13 @@ def check_facts(
     if max(best_score, with_figures) >= 0.5:
         clause = _best_clause(c_terms, a_text)
         _polarity(claim, c_terms, clause, aligned_sent, a_text, out, conf)
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _piece_polarity(claim, sents, out, conf)
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _piece_direction(claim, sents, out, conf)
     # "it is compatible with macOS 11" after "Release 3.8 adds ...": a flip is read of the pronoun's referent.
     pronoun = re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) if subject else None
     resolved = subject + claim[pronoun.end():] if subject and pronoun else claim
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _piece_polarity(resolved, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _piece_direction(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_flips(resolved, sents, out, conf)
     weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
@@ -4345,6 +4345,9 @@ def _sentence_pieces(text: str) -> tuple[tuple[int, int, set[str]], ...]:
     return tuple((a, b, t) for a, b in _pieces(text) if len(t := _piece_terms(p, a, b)) >= 2)
 
 
+_PRONOUN_PIECE = re.compile(r"\s*(?:(?:but|and|so|yet|though|although)\s+)?(?:it|they|he|she)\b", re.I)
+
+
 def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
     """The polarity checks piece by piece, for a claim that copies one piece of an evidence sentence and
     flips it ("The fighting has not resulted in hundreds of deaths, and many civilians are fleeing"
@@ -4355,14 +4358,25 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
     answer."""
     e_pieces = [(sent, p.text, a, b, t) for _, sent, p in sents for a, b, t in _sentence_pieces(p.text)]
     pc = _parse(claim)
-    for a, b in _pieces(claim)[:_MAX_PIECES]:
+    pieces = _pieces(claim)[:_MAX_PIECES]
+    for a, b in pieces:
         part = claim[a:b]
-        terms = _piece_terms(pc, a, b)
-        if len(terms) < 3:
+        terms = own = _piece_terms(pc, a, b)
+        resumed = a > 0 and _PRONOUN_PIECE.match(part) is not None
+        if resumed:
+            # (a piece that goes on about the first one's subject: "The curry is vegan, but it does contain nuts";
+            # its own words must all be the evidence piece's: "so it suits a nut allergy" is another statement)
+            part = claim[pieces[0][0]:pieces[0][1]] + ", " + part
+            terms = terms | _piece_terms(pc, *pieces[0])
+        if len(terms) < 2:
             continue
-        best, best_al = None, 0.7
+        # (a piece of two words only where the evidence's piece is those two words: "but it does contain nuts"
+        # against "... and contains no nuts")
+        best, best_al = None, 0.7 if len(terms) >= 3 else 0.99
         for piece in e_pieces:
             al = min(_coverage(terms, piece[4]), _coverage(piece[4], terms))
+            if resumed and not own <= piece[4]:
+                continue
             if al >= best_al:
                 best, best_al = piece, al
         if best is None:

@@ -3118,3 +3118,13 @@ def test_session20_a_weekdays_listed_times_run_past_the_first_comma(claim, flag)
     context = "Sunday sailings from the pier: 09:15, 11:45, 14:15 and 16:45. On weekdays the first sailing is at 07:30."
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The lentil soup is vegan, but it does contain celery.", True),
+    ("The lentil soup is vegan, and it contains no celery, so it suits a celery allergy.", False),
+])
+def test_session20_a_piece_that_goes_on_about_the_first_ones_subject(claim, flag):
+    context = "Our lentil soup is vegan and contains no celery. The fish pie contains milk and celery."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
