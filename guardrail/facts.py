@@ -4368,11 +4368,9 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
             # its own words must all be the evidence piece's: "so it suits a nut allergy" is another statement)
             part = claim[pieces[0][0]:pieces[0][1]] + ", " + part
             terms = terms | _piece_terms(pc, *pieces[0])
-        if len(terms) < 2:
+        if len(terms) < 3:
             continue
-        # (a piece of two words only where the evidence's piece is those two words: "but it does contain nuts"
-        # against "... and contains no nuts")
-        best, best_al = None, 0.7 if len(terms) >= 3 else 0.99
+        best, best_al = None, 0.7
         for piece in e_pieces:
             al = min(_coverage(terms, piece[4]), _coverage(piece[4], terms))
             if resumed and not own <= piece[4]:
