@@ -2191,8 +2191,22 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
         elif not any(d.compatible(e) for _, _, p in sents for e in p.dates):
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=d.text, confidence=conf["value"]))
     day_times = _weekday_times(c, sents)
+    # (a claim that gives several days their hours reads each piece with its own day: "9:00 AM to 8:00 PM from Monday to
+    # Thursday, and from 9:00 AM to 7:00 PM on Friday" against "'Friday': '9:0-20:0'")
+    c_bounds = [0] + [x for m in _COMMA_PIECE.finditer(c.text) for x in (m.start(), m.end())] + [len(c.text)] \
+        if not day_times and len(c.times) > 1 else []
     for i, t in enumerate(c.times):
         out.dates += 1
+        piece_times: list[tuple[int, TimeValue]] = []
+        for a, b in zip(c_bounds[::2], c_bounds[1::2]):
+            if a <= t.start < b:
+                piece_times = _weekday_times(_parse(c.text[a:b]), sents)
+        if piece_times and not any(t.same(e) for _, e in piece_times):
+            k, e = piece_times[-1]
+            out.dates_unmatched.append(t.text)
+            out.differences.append(Difference(slot="time", claim_value=t.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end), confidence=conf["time"]))
+            continue
         if day_times and not any(t.same(e) for _, e in day_times):
             # "Sunday: 11:00–17:00" against "... on Saturdays 10:00–18:00, and on Sundays 11:00–16:00": the times
             # of the claim's one weekday are the ones its own piece gives, not any in the sentence.

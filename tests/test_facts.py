@@ -3128,3 +3128,14 @@ def test_session20_a_piece_that_goes_on_about_the_first_ones_subject(claim, flag
     context = "Our lentil soup is vegan and contains no celery. The fish pie contains milk and celery."
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("It is open from 9:00 to 20:00 from Monday to Friday, and from 9:00 to 19:00 on Saturday.", False),
+    ("It is open from 9:00 to 20:00 from Monday to Thursday, and from 9:00 to 19:00 on Friday.", True),
+])
+def test_session20_each_piece_of_a_claim_read_with_its_own_day(claim, flag):
+    record = ("{'hours': {'Monday': '9:0-20:0', 'Tuesday': '9:0-20:0', 'Wednesday': '9:0-20:0', 'Thursday': '9:0-20:0', "
+              "'Friday': '9:0-20:0', 'Saturday': '9:0-19:0', 'Sunday': '10:0-18:0'}}")
+    flagged, fc = _findings(claim, record)
+    assert flagged == flag, (fc.differences, fc.reworded)
