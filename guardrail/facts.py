@@ -2193,7 +2193,8 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
     day_times = _weekday_times(c, sents)
     # (a claim that gives several days their hours reads each piece with its own day: "9:00 AM to 8:00 PM from Monday to
     # Thursday, and from 9:00 AM to 7:00 PM on Friday" against "'Friday': '9:0-20:0'")
-    c_bounds = [0] + [x for m in _COMMA_PIECE.finditer(c.text) for x in (m.start(), m.end())] + [len(c.text)] \
+    # (pieces parted at "and" too: "11:00 am to 6:00 pm on weekdays and until 5:00 pm on Saturdays" is two)
+    c_bounds = [0] + [x for m in _DAY_PIECE.finditer(c.text) for x in (m.start(), m.end())] + [len(c.text)] \
         if not day_times and len(c.times) > 1 else []
     for i, t in enumerate(c.times):
         out.dates += 1
@@ -2279,6 +2280,9 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
 
 
 _SPAN_DASH = re.compile(r"\s*(?:-|\u2013|\u2014|to|until|till)\s*", re.I)
+
+
+_DAY_PIECE = re.compile(r"[,;]\s|\s(?:and|but|while)\s", re.I)
 
 
 def _weekday_times(c: _Parsed, sents) -> list[tuple[int, TimeValue]]:

@@ -3139,3 +3139,11 @@ def test_session20_each_piece_of_a_claim_read_with_its_own_day(claim, flag):
               "'Friday': '9:0-20:0', 'Saturday': '9:0-19:0', 'Sunday': '10:0-18:0'}}")
     flagged, fc = _findings(claim, record)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session20_a_days_hours_are_read_in_its_own_piece_parted_at_and():
+    record = ("{'hours': {'Tuesday': '11:0-18:0', 'Wednesday': '11:0-18:0', 'Thursday': '11:0-18:0', "
+              "'Friday': '11:0-18:0', 'Saturday': '11:0-17:0'}}")
+    claim = "It opens Tuesday to Saturday, from 11:00 am to 6:00 pm on weekdays and until 5:00 pm on Saturdays."
+    assert not _findings(claim, record)[0]
+    assert _findings("It opens from 11:00 am to 6:00 pm on weekdays and until 6:00 pm on Saturdays.", record)[0]
