@@ -816,6 +816,8 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
         vals = list(islice((e for e in pool if e.kind == q.kind or (q.kind in countish and e.kind in countish)
                             or e.kind in countish or e.rate or e.kind == "percent" or (period and e.kind == "time")
                             or (q.kind == "currency" and bool(e.unit))), 12))
+    # A limit is no amount to compute with: "seven died" is no 45 less "within 38 days".
+    vals = [e for e in vals if not e.bound]
     # One figure stated twice (by the context and again by the claim) is one operand: "2 + 11 + 2" is not a sum
     # anyone means.
     seen: set[tuple[str, float]] = set()
@@ -892,7 +894,9 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
                 money_off = q.kind == "currency" and (x.dimension != q.dimension or y.kind == "currency")
                 # (by one, nothing is divided: "1.5 mg / once" is no "1.5 µg"; a measure by a count stays in its
                 # unit, compared by value)
-                by_count = x.dimension == q.dimension and x.kind not in countish and y.kind in countish
+                # (only where the claim says it shares out: "Each pallet carries 60 kg"; a "three-year-old" is no six years
+                # divided by some "two" of the context)
+                by_count = distributive and x.dimension == q.dimension and x.kind not in countish and y.kind in countish
                 if y.magnitude and y.magnitude != 1.0 and not meaningless and not money_off \
                         and (x.rate or x.kind in countish or q.kind in countish or by_count) \
                         and (close(x.value / y.magnitude) if by_count else close(x.magnitude / y.magnitude, mag)):

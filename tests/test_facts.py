@@ -3147,3 +3147,10 @@ def test_session20_a_days_hours_are_read_in_its_own_piece_parted_at_and():
     claim = "It opens Tuesday to Saturday, from 11:00 am to 6:00 pm on weekdays and until 5:00 pm on Saturdays."
     assert not _findings(claim, record)[0]
     assert _findings("It opens from 11:00 am to 6:00 pm on weekdays and until 6:00 pm on Saturdays.", record)[0]
+
+
+def test_session20_no_measure_is_divided_by_a_stray_count_and_no_limit_is_an_operand():
+    context = "Rescuers found a six-year-old girl by the river. Two boats searched the bank. Claims must be filed within 38 days."
+    assert _findings("Rescuers found a three-year-old girl by the river.", context)[0]
+    context = "Four workers died and 45 were injured in the fire. Claims must be filed within 38 days."
+    assert _findings("Seven workers died and 45 were injured in the fire.", context)[0]
