@@ -3427,6 +3427,8 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
     elsewhere. Measures and money only: a bare count ("3 stores") is too often a figure of several things."""
     if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
         return
+    if not any(q.kind not in ("", "count", "ordinal", "change") for q in c.quantities[:12]):
+        return  # (no measure or money to read: the context's words below are read only for one that has)
     # (a capitalised word the texts also use in lower case opens a sentence or a step: "Hold the reset button")
     lower = words(" ".join(re.findall(r"(?<![\w'’\-])[a-z][\w'’\-]*", claim + "\n" + "\n".join(p.text for _, _, p in sents))))
 
