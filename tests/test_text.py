@@ -215,3 +215,16 @@ def test_session20_how_often_is_a_frequency():
 def test_session20_a_decade_after_a_hyphen_is_no_signed_gap():
     assert parse_quantities("highs from the mid-20s to the mid-50s") == []
     assert [q.text for q in parse_quantities("second, +9s; third, -12s")] == ["9s", "12s"]
+
+
+# -- session 21 ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, counted", [
+    ("The Greens won 14 of the 60 council seats.", "count:seat"),   # a compound's head, not its first word
+    ("There are 5 bus stops on the route.", "count:stop"),           # "bus" is singular
+    ("Each of the 3 bedroom flats has a balcony.", "count:flat"),
+    ("The 40 seats were filled.", "count:seat"),
+    ("Only 1 patient takes the drug.", "count:patient"),           # one: the word after its noun is a verb
+    ("The 12 members votes were counted.", "count:member"),         # a plural first word is the head
+])
+def test_session21_a_figure_counts_the_head_of_the_noun_compound_after_it(text, counted):
+    assert [q.dimension for q in parse_quantities(text) if q.dimension.startswith("count:")][:1] == [counted]

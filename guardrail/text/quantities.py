@@ -307,6 +307,25 @@ def _pounds_are_money(text: str) -> bool:
                           r"borrow|spent|spend|raised|donat|invest|worth|revenue|profit)", text, re.I))
 
 
+#: The plural noun after a singular one: the head of a compound ("60 council seats" counts seats, not councils).
+_PLURAL_AFTER = re.compile(r"\s+([a-z]{3,}[^s\W]s)\b")
+
+
+def _compound_head(text: str, nxt: re.Match[str], mag: float) -> str:
+    """The noun a figure counts when a noun compound follows it: the compound's last word ("14 of the 60 council
+    seats" and "the 60 seats" count the same thing). Only after a figure other than one and a singular first word:
+    a plural noun cannot be followed by a plural head, and "1 patient takes" has a verb after its noun."""
+    word = nxt.group(1)
+    after = _PLURAL_AFTER.match(text, nxt.end())
+    plural = word.lower().endswith("s") and not word.lower().endswith(("ss", "us", "is"))  # "5 bus stops"
+    if mag == 1 or after is None or plural or word.lower() in _NOT_NOUNS:
+        return word
+    head = after.group(1)
+    if head in _NOT_NOUNS or head in _VERBS_AFTER or head in _IRREGULAR_VERBS:
+        return word
+    return head
+
+
 def _stem_noun(word: str) -> str:
     from .terms import stem
 
@@ -773,7 +792,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
             if hyphen and nxt and re.match(r"-\w+-", text[end:end + 24]):
                 hyphen = None  # "43-year-old": an age, said in the words after
             if nxt and nxt.group(1).lower() not in _NOT_NOUNS and (hyphen or not re.match(r"\s*-\s*", text[end:end + 2])):
-                dim = "count:" + _stem_noun(nxt.group(1))
+                dim = "count:" + _stem_noun(_compound_head(text, nxt, mag))
             else:
                 approx_only = (m.group("bound") or "").strip().lower() in _APPROX
                 before = m.start() if approx_only else start  # "a median age of roughly 42": the label is "age"
