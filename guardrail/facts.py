@@ -635,7 +635,8 @@ def _comparable(q: Quantity, e: Quantity) -> bool:
     if not q.dimension or not e.dimension:
         return not q.dimension and not e.dimension
     if q.kind == "count" or e.kind == "count":
-        return q.dimension == e.dimension
+        # (a compound counts its head too: "sixty seats" and "60 council seats")
+        return q.dimension == e.dimension or bool({q.dimension, q.head} & {e.dimension, e.head} - {""})
     return q.kind == e.kind
 
 
@@ -676,6 +677,8 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
     if q.dimension and e.dimension and q.kind != "count" and e.kind != "count":
         return q.kind == e.kind and same_value(q, e, converted=q.unit.lower() != e.unit.lower())
     if q.kind == "count" and e.kind == "count" and q.dimension != e.dimension and not (q.labelled or e.labelled):
+        if {q.dimension, q.head} & {e.dimension, e.head} - {""}:
+            return same_value(q, e)  # a compound's head counts it too: "sixty seats" is "60 council seats"
         # (a kind taken from the figure before it is a guess: "four died and 45 were injured" may be 45 people)
         if {q.dimension, e.dimension} & _PEOPLE:
             return same_value(q, e)  # "around 613,000 people" for "612,880 inhabitants"
@@ -1028,6 +1031,8 @@ def _claimed_change(text: str, q: Quantity, order: bool = True) -> tuple[str, st
 
 #: A key right before a value: "Fibre: 13.5 g", "arrival local: 09:20".
 _BRACKETED = re.compile(r"\s?\([^()]{1,40}\)")
+#: A short phrase that opens a sentence and qualifies all of it: "Off-peak, ...", "On Sundays, ...".
+_FRONTED = re.compile(r"\s*((?:[A-Za-z][\w'-]*\s+){0,2}[A-Za-z][\w'-]*)\s*,\s")
 _KEY_BEFORE = re.compile(r"(?:^|[,;(])\s*([^,;:()\d]{1,40}?):\s*$")
 
 
@@ -1035,20 +1040,34 @@ def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     """The words a figure is stated with in its sentence: (before it, after it), each up to a clause break
     or the next figure ("bought for $350,000 in 2015 and sold for $434,000": "bought for", "in 2015")."""
     text, others, i = p.text, p.quantities, bisect_left(p.starts, e.start)
+    if i > 0 and text[others[i - 1].end:e.start] == "/":
+        # the total of a score is stated with its part's words ("first-serve points won 41/56": both are points won)
+        whole, i = e, i - 1
+        e = others[i]
+        lo = others[i - 1].end if i > 0 and others[i - 1].end <= e.start else 0
+        j = i + 2
+        hi = others[j].start if j < len(others) and others[j].start >= whole.end else len(text)
+        return _clause_around(text[lo:e.start], text[whole.end:hi], at_start=lo == 0)
     lo = others[i - 1].end if i > 0 and others[i - 1].end <= e.start else 0
     j = i + (i < len(others) and others[i].start == e.start)  # the figure itself, when it is one of them
     hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
-    return _clause_around(text[lo:e.start], text[e.end:hi])
+    return _clause_around(text[lo:e.start], text[e.end:hi], at_start=lo == 0)
 
 
-def _clause_around(before: str, after: str) -> tuple[str, str]:
+def _clause_around(before: str, after: str, at_start: bool = False) -> tuple[str, str]:
     """The ends of ``before`` and ``after`` that lie in the clause of a value between them: its key, when a
     key names it ("Fibre: 13.5 g", "- Energy: 377 kcal"), or the words back to a clause break; forward to one.
-    A short aside in brackets is no break ("Théo Blanc (FRA) third at 1m 03s" is Blanc's)."""
+    A short aside in brackets is no break ("Théo Blanc (FRA) third at 1m 03s" is Blanc's), and nor is the comma
+    after a sentence's fronted phrase (``at_start``: "Off-peak, the shuttle leaves every 15 minutes" is off-peak's)."""
     label = _KEY_BEFORE.search(before)
     bare = _BRACKETED.sub(lambda m: " " * len(m.group(0)), before)
+    fronted = _FRONTED.match(before) if at_start else None
+    if fronted:
+        bare = " " * fronted.end() + bare[fronted.end():]
     before = label.group(1) if label and len(label.group(1).split()) <= 4 else \
         before[max((m.end() for m in _CLAUSE_BREAK.finditer(bare)), default=0):]
+    if fronted and not before.startswith(fronted.group(0)):
+        before = fronted.group(1) + " " + before
     after = after[:next((m.start() for m in _CLAUSE_BREAK.finditer(after)), len(after))]
     return before, after
 
@@ -1103,13 +1122,17 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     if not mine:
         return None
     part_of = _PARTITIVE.match(p.text, e.end) is not None
+    # A sentence's leading key names every figure after it ("Frequency: every 12 minutes at peak, every 20
+    # minutes off-peak"), though only the first is stated next to it: it is no figure's own word.
+    lead = _LEAD_KEY.match(p.text)
+    keyed = frozenset(_fold(t) for t in content_terms(lead.group(0))) if lead and lead.end() <= e.start else frozenset()
     for other in p.quantities:
         if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
             continue
         lo, hi = sorted([other, e], key=lambda x: x.start)
         if re.fullmatch(r"\s*(?:to|-|\u2013)\s*", p.text[lo.end:hi.start]) and re.search(r"\b(?:from|between)\s*$", p.text[:lo.start], re.I):
             continue  # "rose from £2 to £2.50 in 2023": one thing's old and new value (or a range), not two things'
-        theirs, own = _only_terms(p, other, e), _only_terms(p, e, other)
+        theirs, own = _only_terms(p, other, e) - keyed, _only_terms(p, e, other) - keyed
         if _told_of_other(mine, own, theirs):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
         # Or with some of the other's own words and otherwise only words both share ("Wired charging: 15 W" against
@@ -1122,6 +1145,8 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     return None
 
 
+#: A key that opens a sentence: "Frequency: ...", "Opening hours: ...".
+_LEAD_KEY = re.compile(r"[^:;,.\d]{1,40}:\s")
 #: "12 of the teachers", "three of them": a part of a whole stated before it.
 _PARTITIVE = re.compile(r"\s+of\s+(?:the|its|their|these|those|them|whom|which)\b", re.I)
 
@@ -1565,6 +1590,15 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     claim_qs = [q for q in claim_qs if not premise(q)
                 or any(math.isclose(q.magnitude, e.magnitude) or (e.dimension == q.dimension and not e.labelled)
                        for _, _, p in sents for e in p.quantities)]
+    # "Hall 2", "Year 7": a label the context gives one of its entities names it; which entity a claim is about is
+    # the entity checks' to compare ("Hall 2 has a cloakroom" against "Hall 1 ... has a cloakroom" moved it).
+    # (a capitalised label only: "port 3000" and "age 40" are values, which an old value may have replaced)
+    named = {(e.dimension, e.magnitude) for _, _, p in sents for e in p.quantities if e.labelled and e.kind == "count"
+             and _CAPITAL_LABEL.search(p.text, max(0, e.start - 16), e.start)}
+    claim_qs = [q for q in claim_qs if not (q.labelled and q.kind == "count" and (q.dimension, q.magnitude) in named
+                                            and _CAPITAL_LABEL.search(c.text, max(0, q.start - 16), q.start))]
+    # "one review" is the context's "a review" (an article counts one): stated, whatever else counts reviews.
+    claim_qs = [q for q in claim_qs if not (q.is_word and q.magnitude == 1 and q.kind == "count" and _one_said(q, sents))]
     # (how often, in words, is checked only against a context that says how often: "They open every day" is the
     # context's seven days of opening hours, not a figure it must state)
     if not any(e.kind == "frequency" for _, _, p in sents for e in p.quantities):
@@ -1973,6 +2007,19 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.differences.append(Difference(slot="value", kind="not_stated", claim_value=q.text,
                                               evidence_value=f"only the claim's own arithmetic ({said.split(' = ', 1)[1]})",
                                               confidence=conf["value"]))
+
+
+_CAPITAL_LABEL = re.compile(r"\b[A-Z][a-z]+\s+$")
+
+
+def _one_said(q: Quantity, sents) -> bool:
+    """Does the context say "a" / "an" of the noun a claim's "one" counts ("rearrange a review once")?"""
+    noun = q.dimension.split(":", 1)[1]
+    return any(w and stem(w.lower()) == noun for _, _, p in sents for m in _A_NOUN.finditer(p.text) for w in m.groups())
+
+
+#: An article and the next two words: "a review", "a work-search review" (one of them the noun).
+_A_NOUN = re.compile(r"\b(?:a|an|single)\s+([A-Za-z]+)(?:[\s-]+([A-Za-z]+))?", re.I)
 
 
 def _literal(q: Quantity, sents, near) -> bool:
@@ -2492,8 +2539,11 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                                  else any(code.text.lower() in p.text.lower() for _, _, p in sents)):
             continue
         shape = code_shape(code.text)
+        # (a release of the same line is about the same thing however the sentence words it: "3.8.1 came out on
+        # April 14" against "version 3.8.0 was released on 2025-04-14")
+        line = code.text.rsplit(".", 1)[0] + "." if shape.count(".") >= 2 else None
         for _, sent, p in sents:
-            if not c.term_set & p.term_set:
+            if not c.term_set & p.term_set and not (line and line in p.text):
                 continue
             other = next((x for x in codes(p.text) if code_shape(x.text) == shape and x.text.lower() != code.text.lower()
                           and (not graded or x.text.split()[0] == code.text.split()[0])), None)
@@ -4959,10 +5009,10 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     claim when that clause has one ("July is the wettest month ..., while February is the driest")."""
     if any(d.slot in ("direction", "negation", "modality") for d in out.differences):
         return
-    c_rel = [(w, p) for w, p in lexicon.relation_words(claim) if not _bound_use(claim, p + len(w))]
+    c_rel = [(_as_ordered(claim, w, p), p) for w, p in lexicon.relation_words(claim) if not _bound_use(claim, p + len(w))]
     if not c_rel:
         return
-    all_rel = [(w, p) for w, p in lexicon.relation_words(a_text) if not _bound_use(a_text, p + len(w))]
+    all_rel = [(_as_ordered(a_text, w, p), p) for w, p in lexicon.relation_words(a_text) if not _bound_use(a_text, p + len(w))]
     if not all_rel:
         return
     claim_clauses = clauses(claim)
@@ -5005,10 +5055,20 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
             # "took third after tying with Park": when, not where in a ranking ("ahead of Eberle")
             anti = [(x, p) for x, p in anti if x.lower() not in ("ahead", "behind")]
+        # "later" / "earlier" with no "than" says when, against the time before: it opposes only another such
+        # ("starts later" / "starts earlier"), not a "before" that orders two things ("the pool was later reopened"
+        # against "refurbished for two years before the club reopened it")
+        if _says_when(claim, pc, w):
+            anti = [(x, p) for x, p in anti if _says_when(a_text, p, x)]
+        else:
+            anti = [(x, p) for x, p in anti if not _says_when(a_text, p, x)]
         if not same and not anti:
             continue
-        if same and not anti and w not in _ORDER_WORDS and not re.match(r"\s+than\b", claim[pc + len(w):]):
-            continue  # the same superlative or "more" on both sides: nothing ordered differently to compare
+        if same and not anti and (w not in _ORDER_WORDS or w in _WHEN_ADVERBS) and not re.match(r"\s+than\b", claim[pc + len(w):]):
+            # the same superlative or "more" on both sides, or the same "later" that says when (not "later than"):
+            # nothing ordered differently to compare ("the Center later confirmed its orbit" / "its orbit was
+            # later confirmed by the Center")
+            continue
         x, pe = (same or anti)[0]
         skip = {stem(t) for t in (w + " " + x).split()}
         order = _anchor_order(c_terms, pc, e_terms, pe, skip, claim, a_text)
@@ -5025,6 +5085,25 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                                               evidence_value=f"{a_text[pe:pe + len(x)]} ({_around(a_text, pe)})",
                                               evidence_span=_span(sent), confidence=conf["comparison"]))
             return
+
+
+_WHEN_ADVERBS = frozenset({"later", "earlier"})
+#: "after which", "before that": the order word refers back, so the thing named before it comes first / after.
+_REFERS_BACK = re.compile(r"\s+(?:which|that|this|whom)\b", re.I)
+_OTHER_WAY = {"after": "before", "before": "after"}
+
+
+def _says_when(text: str, pos: int, w: str) -> bool:
+    """A "later" / "earlier" with no "than": when something happened, not an order of two things in the text."""
+    return w in _WHEN_ADVERBS and not re.match(r"\s+than\b", text[pos + len(w):])
+
+
+def _as_ordered(text: str, w: str, pos: int) -> str:
+    """An order word as it orders the things on its two sides: "A, after which B" says A before B, so its
+    "after" reads as "before" (the coreference of "which" put the first event on the word's left)."""
+    if w in _OTHER_WAY and _REFERS_BACK.match(text, pos + len(w)) and re.search(r"\w\W*,\s*$", text[max(0, pos - 8):pos]):
+        return _OTHER_WAY[w]  # (only after the clause it refers to: "After that, buses run hourly" is after)
+    return w
 
 
 #: A clause that goes on about the subject before it: "..., and was the last crowned king".
@@ -5291,6 +5370,7 @@ _AFTER_INVERTED = re.compile(r"^(?:only\s+)?(?:after|once)\s+(.+?)\s+(?:should|c
 #: "The donation followed a fire" (the fire first); "The survey preceded the vote" (the survey first).
 _FOLLOWED = re.compile(r"^(.+?)\s+(?:followed|came\s+after|was\s+preceded\s+by)\s+(.+)$", re.I)
 _PRECEDED = re.compile(r"^(.+?)\s+(?:preceded|came\s+before|was\s+followed\s+by)\s+(.+)$", re.I)
+_AFTER_WHICH = re.compile(r",\s*after\s+(?:which|that|this)(?=\s)", re.I)
 _SPAN_BEFORE = re.compile(r"(\b(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|24|48)\s+"
                           r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+)before\s", re.I)
 #: "24–48 hours after birth": a time after an event named by one noun, no step (not "two years after Chen had left").
@@ -5319,6 +5399,8 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     # "at least 45 minutes before your appointment" bounds a time; it orders no two steps.
     text = _SPAN_BEFORE.sub(lambda m: m.group(1) + "ahead  ", text)
     text = _SPAN_AFTER.sub(lambda m: m.group(1) + "since ", text)  # "24–48 hours after birth": a time, no step
+    # "X, after which Y" is "X, then Y" (the "which" is X): no "Y after X" with the steps the other way round.
+    text = _AFTER_WHICH.sub(lambda m: ", then" + " " * (len(m.group(0)) - 6), text)
     for m in re.finditer(r"[^.;!?\n]+", text):
         for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
             # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
@@ -5436,11 +5518,24 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
             loose = crossed2 >= 0.5 and kept2 < 0.4 and crossed2 >= 1.5 * kept2 and not (
                 _WHEN_LED.match(claim) or _WHEN_LED.match(s[3][a:b])) and min(len(cx), len(cy)) >= 2 \
                 and len(ex) + len(ey) <= 16
-            if (crossed >= 0.6 and kept < 0.5) or loose:
+            if ((crossed >= 0.6 and kept < 0.5) or loose) and not _timed_in_order(claim):
                 out.differences.append(Difference(slot="comparison", claim_value=claim.strip()[:120],
                                                   evidence_value=s[3][a:b].strip()[:120],
                                                   evidence_span=_span(s, a, b), confidence=conf["comparison"]))
                 return
+
+
+@functools.lru_cache(maxsize=1024)
+def _timed_in_order(claim: str) -> bool:
+    """Steps the claim orders each at its own clock time, the first the earlier: the times say the order, and the
+    time checks verify each ("After the police alerted the team at 14:05, a helicopter lifted the climbers off at
+    17:30" is no flip of "the team was alerted at 14:05 after two climbers became stuck")."""
+    for m in re.finditer(r"[^.;!?\n]+", claim):
+        for first, second in _ordered_in(m.group(0).strip()):
+            t1, t2 = parse_times(first), parse_times(second)
+            if t1 and t2 and max(t.minutes for t in t1) < min(t.minutes for t in t2):
+                return True
+    return False
 
 
 #: A numbered step: "1) Back up the database.", "2. Stop the workers", "Step 3: Run the migration".

@@ -2303,7 +2303,7 @@ def test_session18_a_value_of_older_versions_is_superseded(claim, flag):
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
     # the current value named is the one of the same kind, not the version number that introduced it
-    assert not flag or [d.evidence_value for d in fc.differences] == ["500 (current; 200 is superseded)"], \
+    assert not flag or [d.evidence_value for d in fc.differences] == ["500 (current; limited to 200 is superseded)"], \
         fc.differences
 
 
@@ -2563,7 +2563,7 @@ def test_session19_a_bound_at_another_scale_is_a_scale_error_not_a_bound_met():
                "capped at £4.2 million.")
     flagged, fc = _flagged("A single council can receive at most £4.2 billion.", context)
     assert flagged and [d.slot for d in fc.differences] == ["scale"], (fc.differences, fc.reworded)
-    assert fc.differences[0].evidence_value == "£4.2 million"
+    assert fc.differences[0].evidence_value == "capped at £4.2 million"
     ok, fc = _flagged("A single council can receive at most £4.2 million.", context)
     assert not ok and not fc.numbers_unmatched, (fc.differences, fc.numbers_unmatched)
 
@@ -3154,3 +3154,97 @@ def test_session20_no_measure_is_divided_by_a_stray_count_and_no_limit_is_an_ope
     assert _findings("Rescuers found a three-year-old girl by the river.", context)[0]
     context = "Four workers died and 45 were injured in the fire. Claims must be filed within 38 days."
     assert _findings("Seven workers died and 45 were injured in the fire.", context)[0]
+
+
+# -- session 21 ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("claim, flag", [
+    ("You can claim at least £50 back on each order.", True),      # a cap read as a floor
+    ("You can claim up to £50 back on each order.", False),
+    ("Refunds are no more than £50 an order.", False),
+])
+def test_session21_a_cap_in_other_words_is_an_upper_bound(claim, flag):
+    context = "Refunds are capped at £50 per order and are paid within ten working days."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Appearances to date: 17", True),
+    ("Appearances to date: 14", False),
+])
+def test_session21_a_key_with_a_when_after_it_still_names_its_value(claim, flag):
+    context = "Okafor has made 14 appearances this season and scored 6 goals."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The bypass limit is 30 mph.", True),
+    ("The bypass limit is 50 mph.", False),
+    ("Off-peak, the shuttle leaves every 15 minutes.", True),
+    ("peak interval: 15 minutes", False),
+    ("off-peak interval: 15 minutes", True),
+])
+def test_session21_a_leading_key_is_every_figures_and_off_peak_is_no_peak(claim, flag):
+    context = ("Speed limits: 30 mph in the village, 50 mph on the bypass. "
+               "Shuttle interval: every 15 minutes at peak, every 30 minutes off-peak.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The pool was refurbished for two years, after which the club reopened it in May.", False),  # "which" = the refit
+    ("The club reopened the pool in May, after which it was refurbished for two years.", True),
+    ("The pool was later reopened by the club.", False),      # "later" says when, not which came first
+])
+def test_session21_after_which_orders_the_clause_before_it_first(claim, flag):
+    context = "The pool was refurbished for two years before the club reopened it in May. The club later added a sauna."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session21_steps_the_claim_times_in_order_are_not_read_as_a_flip():
+    context = ("The lifeboat crew were paged at 09:10 after a kayaker capsized off the point. "
+               "A rescue boat from Eastport pulled the kayaker out of the water at 09:42.")
+    assert not _findings("After the crew were paged at 09:10, an Eastport rescue boat pulled the kayaker out at 09:42.",
+                         context)[0]
+    # the context's own pair, swapped, is still a flip
+    assert _findings("The kayaker capsized after the crew were paged.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Release 2.7.1 shipped on 3 March.", True),            # a release with two dots is an identifier, not 2.7
+    ("Release 2.7.0 shipped on 3 March.", False),
+])
+def test_session21_a_dotted_release_is_compared_as_an_identifier(claim, flag):
+    context = "Version 2.7.0 was released on 3 March; 2.6 remains supported until June."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Across both halves she made 31 of her 45 passes.", False),   # 22 + 9 of 30 + 15
+    ("Across both halves she made 31 of her 47 passes.", True),
+])
+def test_session21_the_total_of_a_score_is_a_figure_with_its_parts_words(claim, flag):
+    context = "Ruiz: first-half passes completed 22/30, second-half passes completed 9/15, tackles 4."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("No room takes more than four guests.", False),
+    ("Every room takes more than four guests.", True),
+])
+def test_session21_a_denied_more_than_is_an_upper_bound(claim, flag):
+    context = "Rooms are limited to four guests each, and cots are free on request."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session21_a_label_before_a_figure_names_it_and_one_is_an_article():
+    context = ("Year 9 pupils take eleven subjects, including three sciences. You may swap a subject once, "
+               "before October half-term; two late swaps are never allowed.")
+    assert not _findings("In Year 9, pupils take 11 subjects and can swap one subject before October half-term.",
+                         context, question="What is Year 9 like?")[0]
+    assert _findings("In Year 9, pupils take 12 subjects.", context, question="What is Year 9 like?")[0]

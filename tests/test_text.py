@@ -6,6 +6,7 @@ import pytest
 from guardrail.text import lexicon
 from guardrail.text.dates import parse_dates, parse_times
 from guardrail.text.names import clauses, names
+from guardrail.text.names import codes as names_codes
 from guardrail.text.quantities import parse_quantities, same_value
 
 
@@ -218,13 +219,58 @@ def test_session20_a_decade_after_a_hyphen_is_no_signed_gap():
 
 
 # -- session 21 ---------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text, counted", [
-    ("The Greens won 14 of the 60 council seats.", "count:seat"),   # a compound's head, not its first word
-    ("There are 5 bus stops on the route.", "count:stop"),           # "bus" is singular
-    ("Each of the 3 bedroom flats has a balcony.", "count:flat"),
-    ("The 40 seats were filled.", "count:seat"),
-    ("Only 1 patient takes the drug.", "count:patient"),           # one: the word after its noun is a verb
-    ("The 12 members votes were counted.", "count:member"),         # a plural first word is the head
+@pytest.mark.parametrize("text, counted, head", [
+    ("The Greens won 14 of the 60 council seats.", "count:council", "count:seat"),   # a compound's head
+    ("There are 5 bus stops on the route.", "count:bus", "count:stop"),             # "bus" is singular
+    ("It has 24 diesel multiple units.", "count:diesel", "count:unit"),              # two words on
+    ("The 40 seats were filled.", "count:seat", ""),
+    ("Only 1 patient takes the drug.", "count:patient", ""),                        # one: a verb after its noun
+    ("The 2024–25 season comprises forty-two concerts.", "count:season", ""),        # a verb with an object
 ])
-def test_session21_a_figure_counts_the_head_of_the_noun_compound_after_it(text, counted):
-    assert [q.dimension for q in parse_quantities(text) if q.dimension.startswith("count:")][:1] == [counted]
+def test_session21_a_figure_counts_the_head_of_the_noun_compound_after_it(text, counted, head):
+    assert [(q.dimension, q.head) for q in parse_quantities(text) if q.dimension.startswith("count:")][:1] == [(counted, head)]
+
+
+def test_session21_a_prefix_that_turns_a_word_round_is_part_of_it():
+    from guardrail.text.terms import content_terms
+    assert content_terms("off-peak fares") != content_terms("peak fares")
+    assert content_terms("pre-tax profit") != content_terms("tax profit")
+    assert content_terms("off-peak") == content_terms("offpeak")
+
+
+@pytest.mark.parametrize("text, dimension", [
+    ("Interval: 15 minutes", "frequency"),
+    ("peak headway 8 minutes", "frequency"),
+    ("The journey takes 15 minutes", "time"),
+])
+def test_session21_a_duration_keyed_as_how_often_is_a_frequency(text, dimension):
+    assert parse_quantities(text)[0].dimension == dimension
+
+
+@pytest.mark.parametrize("text, abstains", [
+    ("The brochure lists the rooms but says nothing about parking.", True),
+    ("The leaflet makes no mention of side effects.", True),
+    ("The summary covers the fees, but it doesn't say when payment is due.", True),
+    ("The manager said nothing about the refund.", False),
+    ("They said nothing about the delay at the gate.", False),
+])
+def test_session21_a_source_that_says_nothing_about_a_topic_is_an_abstention(text, abstains):
+    assert lexicon.is_abstention(text) == abstains
+
+
+@pytest.mark.parametrize("text, metres", [
+    ("a 14-nautical-mile crossing", 14 * 1852.0),
+    ("0.5 astronomical units from the Sun", 0.5 * 1.495978707e11),
+    ("about 4.2 light-years away", 4.2 * 9.4607304725808e15),
+])
+def test_session21_sea_and_sky_distances(text, metres):
+    assert parse_quantities(text)[0].value == pytest.approx(metres)
+
+
+def test_session21_a_release_with_two_dots_is_no_quantity_and_a_labelled_figure_names():
+    assert parse_quantities("upgrade to 3.8.1 today") == []
+    assert [c.text for c in names_codes("upgrade to 3.8.1 today")] == ["3.8.1"]
+    q = parse_quantities("Year 7 pupils study twelve subjects")[0]
+    assert (q.dimension, q.labelled) == ("count:year", True)
+    assert parse_quantities("won 41/56 points")[1].magnitude == 56   # a score's total
+    assert [q.magnitude for q in parse_quantities("open 24/7")] == []

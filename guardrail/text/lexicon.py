@@ -58,18 +58,32 @@ DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lack(?:s|ed|
 _ASIDE_RELATIVE = re.compile(r",\s+(?:who|whom|whose|which)\b[^,;.]{1,80},")
 
 
+#: A denial of "more than" / "fewer than" a few words on: "no class has more than 28 pupils", "may not take more
+#: than 4 tablets", "never fewer than 3 staff". It says a bound (at most 28), not that something is not so.
+_DENIED_BOUND = re.compile(r"(\b(?:no|not|never)|n['\u2019]t)(?:\s+[\w-]+){0,2}?\s+(?:has|have|had|is|are|was|were|be|can|"
+                           r"may|will|should|must|take|takes|get|gets|hold|holds|contain|contains|exceed|exceeds|last|"
+                           r"lasts|cost|costs|allow|allows|allowed|receive|receives)\s+(?=(?:more|fewer|less)\s+than\b)", re.I)
+
+
+def denied_bound_at(text: str, pos: int) -> bool:
+    """Is the "more than" / "fewer than" at ``pos`` denied ("no class has more than 28"): an upper (lower) bound?"""
+    return any(m.end() == pos for m in _DENIED_BOUND.finditer(text, max(0, pos - 48), pos + 12))
+
+
 def without_non_negations(text: str) -> str:
     """``text`` with the phrases that look like negations but are not ("whether or not", "not only", "no more
-    than", "not unreasonable") and the asides of relative clauses blanked out, every offset kept."""
+    than", "not unreasonable", the "no" of "no room takes more than four") and the asides of relative clauses
+    blanked out, every offset kept."""
     text = _ASIDE_RELATIVE.sub(lambda m: " " * len(m.group(0)), text)
+    if "than" in text:
+        text = _DENIED_BOUND.sub(lambda m: " " * len(m.group(1)) + m.group(0)[len(m.group(1)):], text)
     return _NOT_A_NEGATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def negation_cues(text: str) -> list[str]:
     """Negation words of ``text``; "whether or not", "not only", "no later than" and bounds are not polarity,
     nor a relative clause's aside ("Hale, who did not take part, said")."""
-    text = _NOT_A_NEGATION.sub(" ", _ASIDE_RELATIVE.sub(" ", text))
-    return [m.group(0).lower() for m in _NEGATION.finditer(text)]
+    return [m.group(0).lower() for m in _NEGATION.finditer(without_non_negations(text))]
 
 
 def negated(text: str) -> bool:
@@ -400,9 +414,16 @@ _ABSTAIN = re.compile(
     # covers, then the same source as "it" / "they" after a clause break.
     r"|(?<![\w-])(?:information|documents?|documentation|docs|context|texts?|passages?|sources?|articles?|excerpts?|materials?|leaflet|"
     r"label|guide|manual|page|website|policy|notice|brochure|listing|description|announcement|statement|email|letter|"
-    r"schedule|timetable|handbook|contract|agreement|terms)\b(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){1,160}?(?:[;,:\u2014\u2013]|\band)\s*"
-    r"(?:it|they)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
-    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|address|discuss))",
+    r"schedule|timetable|handbook|contract|agreement|terms|notes?|records?|summary|report)\b(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){1,160}?"
+    r"(?:[;,:\u2014\u2013]|\band)\s*(?:(?:but|yet)\s+)?(?:it|they)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
+    r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|address|discuss)"
+    # "The passage covers the trial but says nothing about the price", "the leaflet makes no mention of ...", "the
+    # notice is silent on ...": a source, then what it leaves out in other words than a denial.
+    r"|(?<![\w-])(?:information|documents?|documentation|context|texts?|passages?|sources?|articles?|excerpts?|leaflet|label|"
+    r"guide|manual|page|website|policy|notice|brochure|listing|description|announcement|statement|email|letter|schedule|"
+    r"timetable|handbook|contract|agreement|terms|notes?|records?|summary|report)\b(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){0,160}?"
+    r"\b(?:(?:says?|said|mentions?|mentioned|states?|stated|tells?\s+(?:us|you|me))\s+nothing|(?:makes?|made)\s+no\s+mention|"
+    r"(?:is|are|was|were)\s+silent)\s+(?:about|on|of|regarding|as\s+to|concerning)\b)",
     re.IGNORECASE,
 )
 

@@ -179,6 +179,8 @@ def _clauses_of(text: str) -> tuple[tuple[int, int], ...]:
 
 #: An identifier that mixes digits and letters: "seat 17C", "gate B12", "booking QX7R2L", "the A320".
 _CODE = re.compile(r"(?<![\w\-/.])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,10}(?![\w\-/]|\.\d)")
+#: A release written with two dots or more ("3.8.0", "10.2.14"): an identifier, no quantity ("3.8.1" is no 3.8).
+_RELEASE = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,3}(?![\w]|\.\d)")
 #: Letters after digits that make a measure, an ordinal, a decade or a clock time, not a code: "5kg", "2nd",
 #: "1990s", "3pm", "4x", "10k", "5G" (a network generation reads as a code either way).
 _NOT_CODE_SUFFIX = re.compile(r"(?:st|nd|rd|th|s|am|pm|x|k|m|bn|mn|p|d|h|hr|hrs|min|mins|sec|secs|yr|yrs|"
@@ -193,9 +195,10 @@ _LETTER_GRADE = re.compile(r"\b(band|grade|class|rating|zone|category|tier|group
 
 def codes(text: str) -> list[Name]:
     """The identifiers of ``text`` that mix digits and letters ("17C", "B12", "QX7R2L"), not measures
-    ("5kg", "3pm", "2nd"); and a letter grade with its label ("band D", "rating C")."""
+    ("5kg", "3pm", "2nd"); a letter grade with its label ("band D", "rating C"); and a release ("3.8.0")."""
     out = [Name(m.start(), m.end(), f"{m.group(1).lower()} {m.group(2)}") for m in _LETTER_GRADE.finditer(text)
            if m.group(2).isupper()]
+    out += [Name(m.start(), m.end(), m.group(0)) for m in _RELEASE.finditer(text)]
     for m in _CODE.finditer(text):
         tok = m.group(0)
         if m.start() and text[m.start() - 1] in "°º":

@@ -17,6 +17,8 @@ import math
 import re
 from dataclasses import dataclass, replace
 
+from . import lexicon
+
 __all__ = ["Quantity", "parse_quantities", "same_value", "UNITS", "CURRENCIES", "number_word_value", "PERIOD_SECONDS"]
 
 # unit word -> (dimension, factor to the dimension's base unit). Lower-case keys; matched whole-word.
@@ -46,7 +48,10 @@ _add("length", 0.0254, "inch", "inches")  # "in" is a preposition far more often
 _add("length", 0.3048, "ft", "foot", "feet")
 _add("length", 0.9144, "yd", "yard", "yards")
 _add("length", 1609.344, "mi", "mile", "miles")
-_add("length", 1852.0, "nmi", "nautical mile", "nautical miles")
+_add("length", 1852.0, "nmi", "nautical mile", "nautical miles", "nautical-mile", "nautical-miles")
+_add("length", 1.495978707e11, "au", "astronomical unit", "astronomical units")
+_add("length", 9.4607304725808e15, "light year", "light years", "light-year", "light-years")
+_add("length", 3.0856775814913673e16, "parsec", "parsecs")  # not "pc": "a 5pc rise" is per cent
 _add("volume", 1e-3, "ml", "millilitre", "millilitres", "milliliter", "milliliters", "cc")
 _add("volume", 1e-2, "cl", "centilitre", "centilitres")
 _add("volume", 0.1, "dl", "decilitre", "decilitres")
@@ -188,7 +193,7 @@ def number_word_value(text: str) -> float | None:
 
 _CUR_PREFIX = (r"(?P<cur>US\$|C\$|A\$|\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|SEK|NOK|DKK|NZD|HKD|SGD|ZAR|BRL|MXN|"
                r"PLN|CZK|HUF|KRW|TRY|ILS|AED|SAR|THB)\s?)?")
-_BOUND_WORDS = (r"up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
+_BOUND_WORDS = (r"up\s+to|at\s+most|(?:limited|capped|restricted)\s+(?:to|at)|not\s+exceeding|no\s+(?:higher|greater)\s+than|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|max\.?|"
                 r"under|less\s+than|fewer\s+than|below|within|at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|"
                 r"minimum\s+of|min\.?|more\s+than|over|above|greater\s+than|exceeding|upwards\s+of|beyond|in\s+excess\s+of|"
                 r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|~|close\s+to|just\s+over|"
@@ -199,7 +204,7 @@ _BOUND = rf"(?:(?P<bound>{_BOUND_WORDS})\s+)?"
 _BOUND_BEFORE = re.compile(rf"(?<![\w])({_BOUND_WORDS})\s+$", re.I)
 #: Units a number word is joined to by a hyphen: "a three-day festival", "a ten-minute walk".
 _HYPHEN_UNITS = "|".join(sorted((u for u in _UNIT_TABLE if u.isalpha() and len(u) > 2), key=len, reverse=True))
-_NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:(?![\w])|(?=(?:bn|mn|m|b)\b))|(?<![\w.])\.\d+(?![\w])|"
+_NUM = (r"(?P<num>(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\.\d)(?:(?![\w])|(?=(?:bn|mn|m|b)\b))|(?<![\w.])\.\d+(?![\w])|"
         r"(?<![\w-])(?:(?:" + _WORDNUM_FULL + r")\s+and\s+a\s+half|"
         + "|".join(re.escape(s) for s in sorted(_SPECIAL, key=len, reverse=True)) + r"|"
         + _WORDNUM_FULL + r")(?:(?![\w-])|(?=-(?:" + _HYPHEN_UNITS + r")\b)))")
@@ -212,7 +217,9 @@ _QTY = re.compile(_BOUND + _CUR_PREFIX + _NUM + _SCALE + _UNIT, re.IGNORECASE)
 #: (past "more" and its kin: "1,000 more applications" counts applications)
 _NEXT_WORD = re.compile(r"\s*(?:-\s*)?(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[A-Za-z]+['\u2019]s?\s+)?)?"
                         r"(?:(?:more|fewer|additional|extra|further|other|new)\s+(?=[a-z]))?([A-Za-z][A-Za-z'-]*)")
-_PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'-]*)(?:\s+of)?[\s:#]*$")
+#: (past a filler that says when, not what: "Qualifying years so far: 33" labels years)
+_PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'-]*)(?:\s+(?:so\s+far|to\s+date|in\s+total|overall|currently|now|at\s+present))?"
+                        r"(?:\s+of)?[\s:#]*$")
 _MONTH_NEAR = re.compile(
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
     r"nov(?:ember)?|dec(?:ember)?", re.IGNORECASE)
@@ -228,7 +235,8 @@ _BOUND_KIND = {
     "below": "lt", "within": "max", "at least": "min", "no less than": "min", "not less than": "min",
     "a minimum of": "min", "minimum of": "min", "min": "min", "min.": "min", "more than": "gt", "over": "gt",
     "above": "gt", "greater than": "gt", "exceeding": "gt", "upwards of": "gt", "just over": "gt", "beyond": "gt",
-    "in excess of": "gt",
+    "in excess of": "gt", "limited to": "max", "capped at": "max", "restricted to": "max", "not exceeding": "max",
+    "limited at": "max", "capped to": "max", "restricted at": "max", "no higher than": "max", "no greater than": "max",
     "just under": "lt",
     **{f"{w} than": "gt" for w in ("longer", "larger", "bigger", "higher", "heavier", "older")},
     **{f"{w} than": "lt" for w in ("shorter", "smaller", "lower", "lighter", "younger")},
@@ -283,6 +291,9 @@ class Quantity:
     labelled: bool = False  # the count noun comes before it, as a label ("room 530", "order 8812")
     rate: str | None = None  # "per kg", "per day": the value is a rate
     inherited: bool = False  # the kind is the counted or measured figure's before it ("80 people and 30 left")
+    #: the last noun of a counted compound, as a count: "60 council seats" is count:council with head count:seat
+    #: (either names what it counts: "the 60 seats", "30 league games" against "30 league matches")
+    head: str = ""
 
     @property
     def kind(self) -> str:
@@ -307,23 +318,39 @@ def _pounds_are_money(text: str) -> bool:
                           r"borrow|spent|spend|raised|donat|invest|worth|revenue|profit)", text, re.I))
 
 
-#: The plural noun after a singular one: the head of a compound ("60 council seats" counts seats, not councils).
-_PLURAL_AFTER = re.compile(r"\s+([a-z]{3,}[^s\W]s)\b")
+#: The plural noun one or two words after a singular one, and the word after it: the head of a compound ("60
+#: council seats" counts seats, not councils; "24 diesel multiple units" units).
+_PLURAL_AFTER = re.compile(r"(?:\s+[a-z]{3,}[^s\W])?\s+([a-z]{3,}[^s\W]s)\b(?:\W+(\w+))?")
+#: What a verb has after it and a noun does not: "the 2024-25 season comprises forty-two concerts".
+_OBJECT_START = re.compile(r"\d.*|a|an|the|this|that|these|those|his|her|its|their|our|your|my|some|all|every|each|no|"
+                           r"one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|(?:\w+-\w+)")
 
 
 def _compound_head(text: str, nxt: re.Match[str], mag: float) -> str:
     """The noun a figure counts when a noun compound follows it: the compound's last word ("14 of the 60 council
     seats" and "the 60 seats" count the same thing). Only after a figure other than one and a singular first word:
-    a plural noun cannot be followed by a plural head, and "1 patient takes" has a verb after its noun."""
+    a plural noun cannot be followed by a plural head, "1 patient takes" has a verb after its noun, and a word in
+    "-s" with an object after it is a verb ("25 season comprises forty-two")."""
     word = nxt.group(1)
     after = _PLURAL_AFTER.match(text, nxt.end())
     plural = word.lower().endswith("s") and not word.lower().endswith(("ss", "us", "is"))  # "5 bus stops"
     if mag == 1 or after is None or plural or word.lower() in _NOT_NOUNS:
         return word
     head = after.group(1)
-    if head in _NOT_NOUNS or head in _VERBS_AFTER or head in _IRREGULAR_VERBS:
+    if head in _NOT_NOUNS or head in _VERBS_AFTER or head in _IRREGULAR_VERBS \
+            or (after.group(2) and _OBJECT_START.fullmatch(after.group(2).lower())):
         return word
     return head
+
+
+_FRACTION = re.compile(r"(?<![\w./-])(\d{1,6})/$")
+
+
+def _of_total(text: str, start: int, end: int, mag: float) -> bool:
+    """The total of an "a/b" score ("first-serve points won 41/56", "passed 18/20"): a figure of its own that a sum
+    of totals adds up. Not a date's part ("12/25/1990", "2024/05") nor a rate ("24/7": more than the whole)."""
+    m = _FRACTION.search(text, max(0, start - 8), start)
+    return m is not None and float(m.group(1)) <= mag and not re.match(r"/\d", text[end:end + 2])
 
 
 def _stem_noun(word: str) -> str:
@@ -601,7 +628,19 @@ def parse_quantities(text: str) -> list[Quantity]:
                 extra[extra.index(x)] = replace(x, start=q.start, text=text[q.start:x.end], approx=x.approx or q.approx,
                                                 bound=q.bound if q.bound in _UPPER_BOUNDS else None)
         out = sorted(kept + extra, key=lambda q: q.start)
+    if "requenc" in text or "nterval" in text or "eadway" in text:
+        # "Frequency: 20 minutes", "peak headway 12 min": how often, keyed; the period between times, as "every 20
+        # minutes" says it.
+        out = [replace(q, dimension="frequency") if q.dimension == "time" and not q.rate
+               and _KEYED_FREQUENCY.search(text, max(0, q.start - 30), q.start) else q for q in out]
     return _counted_alike(out, text)
+
+
+#: A capitalised word that names a numbered thing: the number after it says which one ("Year 7", "Gate 17").
+_LABEL_WORD = re.compile(r"\b(Year|Grade|Level|Stage|Route|Line|Gate|Platform|Room|Flight|Terminal|Ward|Zone|Block|Floor|Unit|"
+                         r"Bay|Berth|Pier|Exit|Junction|Chapter|Section|Article|Clause|Phase|Tier|Band|Channel|Track|Lane|"
+                         r"Bus|Train|Court|Pitch|Screen|Studio|Cabin|Deck|Hall|Lab|Ward|Window|Desk|Counter|Lot|Plot)\s+$")
+_KEYED_FREQUENCY = re.compile(r"\b(?:frequency|interval|headway)\s*(?:of|:|=|is)?\s*(?:every\s+)?$", re.I)
 
 
 #: What may stand between a counted figure and a bare one that counts the same thing: a coordination.
@@ -631,7 +670,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue  # "weighing 165-170 pounds": a range's first end, whose unit comes after the range
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
             factor = prev.value / prev.magnitude if prev.magnitude else 1.0
-            qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True)
+            qs[i] = replace(q, dimension=prev.dimension, unit=prev.unit, value=q.magnitude * factor, inherited=True,
+                            head=prev.head)
     return qs
 
 
@@ -737,7 +777,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 re.match(r"\)\s", text[end:end + 2]) and re.search(r"(?:^|[\s;:,])\($", text[max(0, start - 2):start])
                 or re.match(r"\.\s+[A-Z(]", text[end:end + 3]) and re.search(r"(?:^|[;:\n]\s*)$", text[max(0, start - 3):start])):
             continue  # a list's enumerator: "(3) 6 cartons", "; 2. Dunmore Falcons 31 pts"
-        if text[max(0, start - 1):start] in ("/", "-") and re.match(r"[\dA-Za-z]", text[max(0, start - 2):start - 1] or " "):
+        if text[max(0, start - 1):start] in ("/", "-") and re.match(r"[\dA-Za-z]", text[max(0, start - 2):start - 1] or " ") \
+                and not _of_total(text, start, end, mag):
             continue  # part of a date or an identifier ("2024-05", "COVID-19", "F-35")
         unit_end = end
         if not unit_raw and not cur_raw:
@@ -785,14 +826,22 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 or (re.fullmatch(r"\d+\.\d+", raw) and _NAME_BEFORE.search(text, max(0, start - 30), start))):
             # "Version 4.0 of Pathfinder" = "Pathfinder 4.0": which release, not a count of anything.
             dim = "version"
-        counted_key = False  # "sites: 36", "participants: 1204": a plural key counts, it does not label
+        head, counted_key = "", False  # "sites: 36", "participants: 1204": a plural key counts, it does not label
+        named_by = _LABEL_WORD.search(text, max(0, start - 16), start) if not dim and raw.isdigit() and not is_word else None
+        if named_by and not (m.group("bound") or "").strip():
+            # "Year 7 pupils", "Platform 4 trains", "Route 66": the label names which one, not a count of the pupils
+            dim, labelled_by_name = "count:" + _stem_noun(named_by.group(1)), True
+        else:
+            labelled_by_name = False
         if not dim:
             # What the number counts: the noun after it ("340 paintings", "a crew of 42" -> crew).
             hyphen = re.match(r"-[A-Za-z]", text[end:end + 2])
             if hyphen and nxt and re.match(r"-\w+-", text[end:end + 24]):
                 hyphen = None  # "43-year-old": an age, said in the words after
             if nxt and nxt.group(1).lower() not in _NOT_NOUNS and (hyphen or not re.match(r"\s*-\s*", text[end:end + 2])):
-                dim = "count:" + _stem_noun(_compound_head(text, nxt, mag))
+                dim = "count:" + _stem_noun(nxt.group(1))
+                compound = _compound_head(text, nxt, mag)
+                head = "count:" + _stem_noun(compound) if compound != nxt.group(1) else ""
             else:
                 approx_only = (m.group("bound") or "").strip().lower() in _APPROX
                 before = m.start() if approx_only else start  # "a median age of roughly 42": the label is "age"
@@ -812,7 +861,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
                         value = mag * _UNIT_TABLE[word][1]
         if not dim and signed:
             dim = "change"  # "Conservatives 7 (−4)": a signed change, not a count ("Greens 4")
-        labelled = dim == "version"
+        labelled = dim == "version" or labelled_by_name
         if dim.startswith("count:") and not (nxt and nxt.group(1).lower() not in _NOT_NOUNS) and not counted_key:
             labelled = True
         per = _PER.match(text, unit_end)
@@ -831,6 +880,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
             rate = "lb"  # "15 mg per pound" (of body weight): a mass; a price per pound is a price per lb too
         bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
         bound = _BOUND_KIND.get(bound_raw)
+        if bound in ("gt", "lt") and lexicon.denied_bound_at(text, m.start()):
+            bound = "max" if bound == "gt" else "min"  # "no class has more than 28": at most 28
         if bound_raw == "up to" and _ADDS_UP.search(text[max(0, m.start() - 12):m.start()]):
             bound = None  # "adds up to $180", "comes up to 40 hours", "goes up to 55.4p": a total or a new value
         if bound in ("gt", "lt") and _DENIED_BOUND.search(text, max(0, m.start() - 60), m.start()):
@@ -856,7 +907,7 @@ def _parse_quantities(text: str) -> list[Quantity]:
             text=text[m.start() if bound or bound_raw != "over" else start:end], magnitude=mag, value=value, dimension=dim,
             unit=unit or (cur_raw.upper() if cur_raw else ""), bound=bound,
             approx=bound_raw in _APPROX, digits=_sig_digits(raw) if not is_word else _word_digits(mag), is_word=is_word,
-            labelled=labelled, rate=rate,
+            labelled=labelled, rate=rate, head=head if dim.startswith("count:") else "",
         )
         if dim == "change" and q.start == start:
             q = replace(q, start=start - 1, text=text[start - 1:q.end])  # the sign is part of it: "+4", "−4"

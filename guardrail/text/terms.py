@@ -15,7 +15,10 @@ __all__ = ["STOPWORDS", "stem", "content_terms", "terms_with_offsets"]
 
 #: Letters of any alphabet: "Théo", "Müller" and "São" are words, not "th", "ller" and "s" (their accents
 #: folded by ``_plain``, so an answer's "Theo Muller" meets the context's "Théo Müller").
-_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*")
+#: A prefix that makes a word another thing is part of it: "off-peak" is no "peak", "pre-tax" no "tax" (the hyphen
+#: dropped by ``_term``, so "offpeak", "off peak" and "off-peak" are one word). Not "non-": "non-refundable" stays
+#: "refundable" read with a denial, which the polarity checks compare.
+_WORD = re.compile(r"(?:off|anti|pre|post)-(?=[^\W\d_])[^\W_]+|off\s+(?=peak|season)[a-z]+|[^\W_]+(?:[.,][0-9]+)*")
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has have having
@@ -81,6 +84,8 @@ def _plain(word: str) -> str:
 def _term(word: str) -> str:
     if word[0].isdigit():
         return word.replace(",", "")
+    if "-" in word or " " in word:
+        word = re.sub(r"[\s-]+", "", word)  # ("off-peak", "off peak": "offpeak")
     return stem(word if word.isascii() else _plain(word))
 
 
