@@ -65,7 +65,7 @@ SLOT_ERROR: dict[str, ErrorType] = {
     "direction": ErrorType.direction, "comparison": ErrorType.comparison,
     "quantifier": ErrorType.overgeneralization, "superseded": ErrorType.superseded,
     "list_item": ErrorType.fabrication, "addition": ErrorType.fabrication, "value": ErrorType.fabrication,
-    "made_up_value": ErrorType.fabrication,
+    "made_up_value": ErrorType.fabrication, "credential": ErrorType.fabrication,
     "list_swap": ErrorType.entity, "list_incomplete": ErrorType.incomplete,
     "false_abstention": ErrorType.false_abstention, "injection": ErrorType.injection,
 }
@@ -282,8 +282,9 @@ def floor_score(check: FactCheck) -> float:
 #: structured answer's field whose value has no word the context or question uses ("allergies":
 #: ["sulfonamides"] against "Allergies: penicillin"; RAGTruth has no JSON answers to measure it on, so it
 #: carries the prior; the fact suites' JSON cases are its evidence); and a clause added to a supported statement
-#: that gives a figure the context never states (none on half A: the prior).
-FLOORED_NOT_STATED = frozenset({"new_name", "field_value", "made_up_value"})
+#: that gives a figure the context never states (none on half A: the prior); and a credential the context never
+#: gives ("certified organic", "gluten-free", "waterproof": the prior, measured on half A in session 21).
+FLOORED_NOT_STATED = frozenset({"new_name", "field_value", "made_up_value", "credential"})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -567,6 +568,7 @@ def check_facts(
     _counted_list(claim, c, sents, out, conf)
     if record is None:
         _added_clause(claim, parsed, question or "", idf, out, conf)
+    _credential(claim, sents, question or "", out, conf)
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
     if _YES_NO_FIELD.fullmatch(claim):
@@ -2706,6 +2708,27 @@ def _added_clause(claim: str, parsed: Sequence[_Parsed], question: str, idf, out
             out.differences.append(Difference(slot=slot, kind="not_stated", claim_value=claim[a:b].strip(),
                                               confidence=conf[slot]))
             return
+
+
+def _credential(claim: str, sents, question: str, out: FactCheck, conf) -> None:
+    """A credential the context never gives: "the granola is certified organic", "the case is waterproof", where
+    the label says neither. A learned score reads a near-copy with one such word added as supported, and the
+    word is a promise a reader acts on (an allergy, a dishwasher). Not in an abstention ("the label does not say
+    whether it is organic"), and not one the question asks about."""
+    if out.abstention or any(d.kind == "mismatch" for d in out.differences):
+        return
+    mine = lexicon.credentials(claim)
+    if not mine:
+        return
+    said = {lexicon.credential_key(w) for _, _, p in sents for w, _, _ in lexicon.credentials(p.text)}
+    said |= {lexicon.credential_key(w) for w, _, _ in lexicon.credentials(question)}
+    for w, _, _ in mine:
+        key = lexicon.credential_key(w)
+        # (nor one the context writes in another form: "not suitable for coeliacs" / "contains gluten" say it too)
+        if key in said or any(key[:6] in p.text.lower().replace(" ", "").replace("-", "") for _, _, p in sents):
+            continue
+        out.differences.append(Difference(slot="credential", kind="not_stated", claim_value=w, confidence=conf["credential"]))
+        return
 
 
 # -- a field's value the context never uses ------------------------------------------------------------
@@ -5405,10 +5428,22 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
         for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
             # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
             fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
-            fy = frozenset(_step_word(t) for t, _ in terms_with_offsets(second))
-            if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
-                out.append((fx, fy, m.start(), m.end()))
+            for then in dict.fromkeys((second, _first_step(second))):
+                fy = frozenset(_step_word(t) for t, _ in terms_with_offsets(then))
+                if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
+                    out.append((fx, fy, m.start(), m.end()))
     return out
+
+
+def _first_step(steps: str) -> str:
+    """The first of several steps listed after "then" ("then whisk in the sugar until pale, stir in the butter and
+    bake"): each comes after the step before "then", and the first one is what the order is read on."""
+    cut = _NEXT_LISTED_STEP.search(steps)
+    return steps[:cut.start()] if cut else steps
+
+
+#: A comma before a step of its own: a verb phrase of three words or more ("..., stir in the cooled butter").
+_NEXT_LISTED_STEP = re.compile(r",\s+(?!and\b|or\b|but\b|which\b|who\b|then\b|so\b)[a-z]+\s+[a-z]+\s+[a-z]+")
 
 
 def _spell_steps(step: frozenset[str], spelled: dict[str, frozenset[str]]) -> frozenset[str]:

@@ -3248,3 +3248,25 @@ def test_session21_a_label_before_a_figure_names_it_and_one_is_an_article():
     assert not _findings("In Year 9, pupils take 11 subjects and can swap one subject before October half-term.",
                          context, question="What is Year 9 like?")[0]
     assert _findings("In Year 9, pupils take 12 subjects.", context, question="What is Year 9 like?")[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Prime the bare plaster first, then sand the filler smooth, paint two coats and leave it overnight.", True),
+    ("Sand the filler smooth first, then prime the bare plaster, paint two coats and leave it overnight.", False),
+])
+def test_session21_the_first_of_several_steps_after_then_is_what_the_order_is_read_on(claim, flag):
+    context = "Sand the dried filler until smooth, then prime the bare plaster. Apply two coats of paint and leave overnight."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Ardo bottle is dishwasher-safe and holds 750 ml.", True),   # a promise the leaflet never makes
+    ("The Ardo bottle holds 750 ml and has a screw lid.", False),
+    ("The Ardo bottle is BPA free and holds 750 ml.", False),          # the leaflet says "BPA-free"
+    ("The leaflet does not say whether the Ardo bottle is dishwasher-safe.", False),   # an abstention
+])
+def test_session21_a_credential_the_context_never_gives_is_unsupported(claim, flag):
+    context = "The Ardo bottle holds 750 ml, has a screw lid and is made from BPA-free Tritan. Hand wash only."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

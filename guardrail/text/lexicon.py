@@ -734,3 +734,25 @@ def one_verb(text: str) -> str:
 
 
 __all__ += ["one_verb"]
+
+
+#: What a product or service is certified, free of or safe for: a claim of one the context never makes is a
+#: promise the source does not give ("certified organic", "gluten-free", "dishwasher-safe").
+_CREDENTIAL = re.compile(
+    r"\b(?:(?:certified\s+)?organic|vegan|vegetarian|halal|kosher|fair[\s-]?trade|non[\s-]?gmo|hypoallergenic|"
+    r"(?:gluten|dairy|nut|sugar|lactose|bpa|cruelty|allergen|fragrance|alcohol|caffeine|egg|soy)[\s-]free|"
+    r"water(?:proof|[\s-]resistant)|(?:dishwasher|microwave|oven|freezer)[\s-]safe|recyclable|biodegradable|"
+    r"compostable|carbon[\s-]neutral|award[\s-]winning|(?:fully\s+)?(?:accredited|licensed|insured)|"
+    r"(?:certified|approved)\s+by\s+[\w\s]{2,30}?(?=[,.;]|$))\b", re.I)
+
+
+def credentials(text: str) -> list[tuple[str, int, int]]:
+    """The credentials ``text`` gives ("certified organic", "gluten-free"), with their offsets."""
+    return [(m.group(0), m.start(), m.end()) for m in _CREDENTIAL.finditer(text)]
+
+
+def credential_key(phrase: str) -> str:
+    """The word a credential is known by, however written: "gluten-free" and "gluten free" -> "glutenfree",
+    "certified organic" -> "organic"."""
+    key = re.sub(r"^(?:certified|fully)\s+", "", phrase.lower())
+    return re.sub(r"[\s-]+", "", key)
