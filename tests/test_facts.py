@@ -3154,3 +3154,17 @@ def test_session20_no_measure_is_divided_by_a_stray_count_and_no_limit_is_an_ope
     assert _findings("Rescuers found a three-year-old girl by the river.", context)[0]
     context = "Four workers died and 45 were injured in the fire. Claims must be filed within 38 days."
     assert _findings("Seven workers died and 45 were injured in the fire.", context)[0]
+
+
+# -- session 21 (wtb) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Over the summer the glacier's surface brightened, and meltwater runoff doubled.", True),
+    ("Over the summer the glacier's surface darkened, and meltwater runoff doubled.", False),
+    ("Sea-surface temperatures off the coast warmed by 1.2 °C in March.", True),
+    ("Sea-surface temperatures off the coast cooled by 1.2 °C in March.", False),
+])
+def test_session21_a_measure_named_by_its_verb_has_a_direction(claim, flag):
+    context = ("Over the summer the glacier's surface darkened noticeably, and meltwater runoff doubled. "
+               "Sea-surface temperatures off the coast cooled by 1.2 °C in March, the survey found.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -127,13 +127,18 @@ _UP = ("rise rises rose risen rising increase increases increased increasing gro
        "gained climb climbs climbed up higher expand expands expanded expanding jump jumped surge surged soar soared "
        "improve improved boost boosted raise raised widen widened accelerate accelerated strengthen strengthened "
        "advance advanced rebound rebounded upward skyrocket skyrocketed spike spiked leap leapt leaped doubled tripled "
-       "rallied lengthen lengthens lengthened").split()
+       "rallied lengthen lengthens lengthened "
+       # a measure named by its verb ("the star dimmed by 18%"): verb forms only, not the adjective or noun a
+       # sentence uses of a state ("a dim light", "keep cool", "central heating")
+       "brighten brightens brightened brightening warms warmed heats heated "
+       "intensify intensifies intensified deepen deepens deepened thicken thickens thickened").split()
 _DOWN = ("fall falls fell fallen falling decline declines declined declining decrease decreases decreased decreasing "
          "drop drops dropped dropping shrink shrinks shrank shrunk down lower lowered contract contracts contracted "
          "slump slumped plunge plunged plummet plummeted dip dipped cut cuts reduce reduces reduced reducing narrow "
          "narrowed slow slowed weaken weakened worsen worsened retreat retreated slide slid downward lose lost tumble "
          "tumbled tumbles sink sinks sank sunk crash crashed collapse collapsed slip slipped slips eased halved shorten shortens "
-         "shortened").split()
+         "shortened "
+         "dims dimmed dimming darken darkens darkened darkening fades faded fading cools cooled thins thinned").split()
 _DIR = {w: "up" for w in _UP} | {w: "down" for w in _DOWN}
 _WORD = re.compile(r"[a-z]+(?:['\u2019][a-z]+)?")
 
