@@ -4460,6 +4460,7 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
     # (a bracketed aside does not part the subject from its verb: "The Lite (1.4 kg) does not include a footprint")
     text = _BRACKETED.sub(lambda m: " " * len(m.group(0)), lexicon.without_non_negations(p.text))
     out = []
+    label = lexicon.label_negation(text)
     for m in sorted([*_SITE_CUE.finditer(text), *_SITE_NO.finditer(text)], key=lambda x: x.start()):
         if _SITE_CONDITION.search(text[: m.start()]) or _UNLESS.search(text[m.end():]):
             continue  # "may not enter unless you wear goggles" is a condition, not a ban
@@ -4472,6 +4473,8 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
                    and not text[q].isspace()]
         if len(site) == _SITE_LEN and subject:
             out.append((subject[-1],) + site)
+        elif len(site) == _SITE_LEN and not subject and label is not None and m.end() <= label:
+            out.append(("",) + site)  # "Not suitable for children under 12.": said of what the text describes
     return tuple(out)
 
 
@@ -4481,7 +4484,8 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
     subject, words_ = _fold(site[0]), tuple(_fold(w) for w in site[1:])
     seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
     for i in range(len(seq) - len(words_) + 1):
-        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject for t, _ in seq[:i]):
+        # (a label's site has no subject: any word before the site names what the claim says it of)
+        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject or not subject for t, _ in seq[:i]):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
             if re.match(r"\s*(?:which|who|whom|that)\b", p.text[a:q], re.I) \

@@ -3168,3 +3168,16 @@ def test_session21_a_measure_named_by_its_verb_has_a_direction(claim, flag):
                "Sea-surface temperatures off the coast cooled by 1.2 °C in March, the survey found.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Kestrel 2 weighs 1.9 kg and is recommended for winter camping above the treeline.", True),
+    ("The Kestrel 2 weighs 1.9 kg, but it isn't recommended for winter camping above the treeline.", False),
+    ("The Kestrel 2 sleeps two and weighs 1.9 kg.", False),
+])
+def test_session21_a_label_that_opens_with_not_is_said_of_the_product(claim, flag):
+    context = ("The Kestrel 2 tent sleeps two and weighs 1.9 kg. Not recommended for winter camping above the treeline. "
+               "Not all retailers stock the green version.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+

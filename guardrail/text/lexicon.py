@@ -72,6 +72,24 @@ def negation_cues(text: str) -> list[str]:
     return [m.group(0).lower() for m in _NEGATION.finditer(text)]
 
 
+#: A label that opens with its negation and names no subject: "Not suitable for children under 12.", "Not for
+#: use in pregnancy.", "Not recommended for dogs": said of the product the whole text describes.
+_LABEL_NEGATION = re.compile(r"\s*(?:[-*\u2022]\s*)?not\s+(?=(?:currently\s+|yet\s+)?(?:for|safe|suitable|"
+                             r"[a-z]+(?:able|ible|ed))\b)", re.I)
+
+
+def label_negation(text: str) -> int | None:
+    """Where the negation of a verbless label ends ("Not suitable for children under 12." -> after "Not "), else None.
+
+    Why: a leaflet or a spec sheet states a ban or a limit as a label with no subject; the checks that read what a
+    negation bears on want a subject before it and would pass over the one statement a claim flips."""
+    m = _LABEL_NEGATION.match(text)
+    return m.end() if m else None
+
+
+__all__.append("label_negation")
+
+
 def negated(text: str) -> bool:
     """Odd number of negation cues ("without" excluded: "without an adult" is a condition, not a polarity)."""
     return sum(1 for c in negation_cues(text) if c != "without") % 2 == 1
