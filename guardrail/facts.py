@@ -4701,14 +4701,20 @@ _MODAL_CUE = re.compile(
     r"ha(?:s|ve)\s+to|needs?\s+to|"
     r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
     r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
-    r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b)", re.I)
+    r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b"
+    # (the last word said is the class: "Helmets are recommended but optional" leaves them optional)
+    r"(?:,?\s+(?:but|though|although)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|"
+    r"not\s+(?:required|mandatory|compulsory))\b)?)", re.I)
 
 
 @functools.lru_cache(maxsize=8192)
-def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
-    """(what it bears on, deontic class, the words) for each modal cue of ``text`` outside a condition: the
-    content words of its piece from the piece's start (the subject) to the next cue, or, for an adjective
-    ("are optional"), up to it. Cached: every claim of an answer reads the same evidence sentences."""
+def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str, str | None], ...]:
+    """(what it bears on, deontic class, the words, the adjective's subject head) for each modal cue of ``text``
+    outside a condition: the content words of its piece from the piece's start (the subject) to the next cue, or,
+    for an adjective ("are optional"), up to it. An adjective said of a one-word subject ("Helmets are recommended
+    but optional") is kept with that word as its head: a short rule of a kit list is matched only by a claim whose
+    adjective has the same head (see ``_topic_modality``). Cached: every claim of an answer reads the same evidence
+    sentences."""
     p = _parse(text)
     cues = [m for m in _MODAL_CUE.finditer(text)
             if not re.search(r"\b(?:may|might|could|would|will|can)\s+$", text[: m.start()], re.I)]
@@ -4744,8 +4750,12 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
         words_ = {_fold(t) for t, q in p.terms if any(lo <= q < hi for lo, hi in spans)
                   and not (complement and complement[0] <= q < complement[1] and _fold(t) in _ADDRESSEE_WORDS)}
         words_ = {t for t in words_ if not t[0].isdigit()} - _MODAL_TOPIC_GLUE
-        if len(words_) >= 2:
-            out.append((frozenset(words_), cls, m.group(0)))
+        head = None
+        if m.group("adj"):
+            before = [_fold(t) for t, q in p.terms if a <= q < m.start() and not t[0].isdigit()]
+            head = before[-1] if before and len(before) <= 2 and before[-1] not in _MODAL_TOPIC_GLUE else None
+        if len(words_) >= 2 or (head is not None and words_ == {head}):
+            out.append((frozenset(words_), cls, m.group(0), head))
     return tuple(out)
 
 
@@ -4777,14 +4787,21 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
     mine = _modal_topics(claim)
     if not mine:
         return
-    theirs = [(s, t, cls, w) for _, s, p in sents for t, cls, w in _modal_topics(p.text)]
-    for topic, cls, w in mine:
-        def fit(t: frozenset[str], topic: frozenset[str] = topic) -> int:
+    theirs = [(s, t, cls, w) for _, s, p in sents for t, cls, w, _ in _modal_topics(p.text)]
+    for topic, cls, w, head in mine:
+        def fit(t: frozenset[str], topic: frozenset[str] = topic, head: str | None = head) -> int:
             # (three words at least: two ("friend", "profile") tie acts of one page that differ; or all the words
-            # of a short subject the evidence's cue bears on: "Travel insurance is strongly recommended")
+            # of a short subject the evidence's cue bears on: "Travel insurance is strongly recommended"; or the
+            # one word of a bare subject, said of the same head: "Helmets are optional" / "Helmets are mandatory ...")
             shared = len(topic & t)
-            return shared if (shared >= 3 and shared >= 0.5 * len(topic)) or (shared == len(t) >= 2) else 0
-        matched = sorted(((fit(t), s, ecls, ew) for s, t, ecls, ew in theirs if fit(t)), key=lambda x: -x[0])
+            return shared if (shared >= 3 and shared >= 0.5 * len(topic)) or (shared == len(t) >= 2) \
+                or (len(t) == 1 and head is not None and t == {head}) else 0
+        fits = [(t, fit(t), s, ecls, ew) for s, t, ecls, ew in theirs]
+        if head is not None and any(t == {head} for t, *_ in fits):
+            # (a rule said of the claim's very subject answers it; a duty of the same outing said of other kit,
+            # "Clients ... must bring crampons", does not)
+            fits = [x for x in fits if head in x[0]]
+        matched = sorted(((f, s, ecls, ew) for _, f, s, ecls, ew in fits if f), key=lambda x: -x[0])
         if not matched or any(ecls == cls for _, _, ecls, _ in matched):
             continue
         _, s, ecls, ew = matched[0]

@@ -3181,3 +3181,15 @@ def test_session21_a_label_that_opens_with_not_is_said_of_the_product(claim, fla
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
 
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Reflective vests are compulsory on the night ride, which leaves the station at 20:00.", True),
+    ("Reflective vests are optional on the night ride, which leaves the station at 20:00.", False),
+    ("Lights are compulsory on the night ride.", False),
+])
+def test_session21_a_rule_said_of_a_one_word_subject(claim, flag):
+    context = ("Riders joining the night ride must bring front and rear lights. Reflective vests are recommended but "
+               "optional. The ride leaves the station at 20:00.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
