@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, same_value
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -504,6 +504,8 @@ def check_facts(
         _topic_modality(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _part_widened(claim, sents, out, conf)
     roles_read = max(best_score, with_figures) >= 0.5
     if roles_read:
         _relations(claim, a_text, aligned_sent, out, conf)
@@ -4867,6 +4869,52 @@ def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="quantifier", claim_value=f"{q} {w}", evidence_value=f"{eq} {w}",
                                                   evidence_span=_span(s), confidence=conf["quantifier"]))
                 return
+
+
+_WHOLE_CUE = re.compile(r"\b(?:all|each|every|both)\b", re.I)
+_COUNTED_END = re.compile(r"\b(?:and|or|but|now|that|which|who|where|is|are|was|were|have|has|had|will|can|get|got|"
+                          r"received?|gets)\b", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def _counted_parts(text: str) -> tuple[tuple[float, float, frozenset[str], frozenset[str]], ...]:
+    """(part, whole, what is counted, what else its piece says) for each part of a counted whole in ``text``
+    (``parts_of_whole``): "adds a dark mode to one of the three built-in themes" -> (1, 3, {build, them},
+    {add, dark, mod}). Cached: every claim of an answer reads the same evidence sentences."""
+    p = _parse(text)
+    out = []
+    for k, n, a, b in parts_of_whole(text):
+        pa, pb = _piece_bounds(text, a)
+        # (the counted noun phrase ends at the verb or the next clause: "all five rooms | now have air conditioning")
+        stop = _COUNTED_END.search(text, b, pb)
+        end = min(pb, b + 30, stop.start() if stop else pb)
+        counted = frozenset([_fold(t) for t, q in p.terms if b <= q < end and not t[0].isdigit()][:3])
+        about = frozenset(_fold(t) for t, q in p.terms if pa <= q < pb and not a <= q < b and not t[0].isdigit()) - counted
+        if counted:
+            out.append((k, n, counted, about))
+    return tuple(out)
+
+
+def _part_widened(claim: str, sents, out: FactCheck, conf) -> None:
+    """A whole said where the evidence says a part of the same counted whole: "adds dark mode to all three themes"
+    against "adds a dark mode to one of the three built-in themes". The whole's figure agrees, so the figure checks
+    pass it, and "one of the three" is no quantifier word for ``_site_quantifier``. Read only for a claim with
+    "all", "each", "every" or "both"; the evidence's part must count the same whole of the same things and its
+    piece share a word of what the claim's says of them; silent when any evidence sentence says the whole too."""
+    if not _WHOLE_CUE.search(claim):
+        return
+    mine = [x for x in _counted_parts(claim) if x[0] == x[1] >= 2]
+    if not mine:
+        return
+    theirs = [(s, x) for _, s, p in sents for x in _counted_parts(p.text)]
+    for _, n, counted, about in mine:
+        same = [(s, k, e_about) for s, (k, en, e_counted, e_about) in theirs if en == n and e_counted & counted]
+        fewer = [(s, k) for s, k, e_about in same if k < n and e_about & about]
+        if fewer and not any(k == n and e_about & about for _, k, e_about in same):
+            s, k = fewer[0]
+            out.differences.append(Difference(slot="quantifier", claim_value=f"all {n:g}", evidence_value=f"{k:g} of {n:g}",
+                                              evidence_span=_span(s), confidence=conf["quantifier"]))
+            return
 
 
 def _same_site(claim: str, e_text: str, slot: str) -> bool:

@@ -3193,3 +3193,16 @@ def test_session21_a_rule_said_of_a_one_word_subject(claim, flag):
                "optional. The ride leaves the station at 20:00.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("In March the clinic fitted digital detectors in all five of its X-ray rooms.", True),
+    ("In March the clinic fitted digital detectors in two of its five X-ray rooms.", False),
+    ("All five X-ray rooms now have air conditioning.", False),
+    ("Both engines of the ferry were overhauled in the winter refit.", True),
+])
+def test_session21_a_whole_said_where_the_evidence_counts_a_part(claim, flag):
+    context = ("In March the clinic fitted digital detectors in two of its five X-ray rooms. All five rooms now have "
+               "air conditioning. During the winter refit one of the ferry's two engines was overhauled.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
