@@ -506,6 +506,8 @@ def check_facts(
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _part_widened(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _support_withdrawn(claim, sents, out, conf)
     roles_read = max(best_score, with_figures) >= 0.5
     if roles_read:
         _relations(claim, a_text, aligned_sent, out, conf)
@@ -4242,6 +4244,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     neg_c, neg_e = _negates_shared(claim, shared), _negates_shared(e_text, shared)
     if neg_c != neg_e and _same_negations(claim, e_text):
         neg_c = neg_e  # "miss an appointment without giving 24 hours' notice" on both sides: one negation, read alike
+    if neg_c and not neg_e and lexicon.withdrawn(e_text) and not lexicon.supported(claim):
+        neg_e = True  # "support for IE 11 was dropped" denies with its verb what "no longer supports IE 11" does
     if neg_c != neg_e and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
         cue_c = lexicon.negation_cues(claim)
         cue_e = lexicon.negation_cues(e_text)
@@ -4914,6 +4918,39 @@ def _part_widened(claim: str, sents, out: FactCheck, conf) -> None:
             s, k = fewer[0]
             out.differences.append(Difference(slot="quantifier", claim_value=f"all {n:g}", evidence_value=f"{k:g} of {n:g}",
                                               evidence_span=_span(s), confidence=conf["quantifier"]))
+            return
+
+
+_SUPPORT_CUE = re.compile(r"\b(?:support(?:s|ed)?|compatible|works?|runs?)\b", re.I)
+
+
+def _object_terms(text: str) -> frozenset[str]:
+    """The words and figures of a named thing ("Python 3.8" -> {python, 3.8}): a version is told by its figure."""
+    return frozenset(_fold(t) for t, _ in _parse(text).terms)
+
+
+def _support_withdrawn(claim: str, sents, out: FactCheck, conf) -> None:
+    """Support claimed for what the evidence says support was taken from: "still supports Python 3.8" against
+    "support for Python 3.8 has been dropped" (``lexicon.withdrawn``). The verb of ending is no negation word, so
+    the polarity checks read the two as agreeing. The thing must be the same, figures and all ("Python 3.9" is
+    another); silent when any evidence sentence says it is supported. Read only for a claim with a support verb."""
+    if not _SUPPORT_CUE.search(claim):
+        return
+    mine = [_object_terms(claim[a:b]) for a, b in lexicon.supported(claim)]
+    mine = [o for o in mine if o]
+    if not mine:
+        return
+    ended = [(s, _object_terms(p.text[a:b])) for _, s, p in sents for a, b in lexicon.withdrawn(p.text)]
+    if not ended:
+        return
+    said = [_object_terms(p.text[a:b]) for _, _, p in sents for a, b in lexicon.supported(p.text)]
+    for obj in mine:
+        hit = next((s for s, e in ended if e and (e == obj or (len(e) >= 2 and e <= obj))), None)
+        if hit is not None and not any(o == obj for o in said):
+            out.differences.append(Difference(
+                slot="negation", claim_value="supports " + " ".join(sorted(obj)), evidence_value="support withdrawn",
+                evidence_span=_span(hit), confidence=conf.get("negation:site", UNMEASURED_PRIOR), alignment=1.0,
+                grade="same_words"))
             return
 
 

@@ -3206,3 +3206,16 @@ def test_session21_a_whole_said_where_the_evidence_counts_a_part(claim, flag):
                "air conditioning. During the winter refit one of the ferry's two engines was overhauled.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The council's booking portal supports Internet Explorer 11.", True),
+    ("The council's booking portal no longer supports Internet Explorer 11.", False),
+    ("Version 9.0 of the Tidemark app still works on Android 8.", True),
+    ("From version 9.0 the Tidemark app no longer works on Android 8.", False),
+])
+def test_session21_support_taken_away_with_a_verb_of_ending(claim, flag):
+    context = ("The council's booking portal dropped support for Internet Explorer 11 in June. From version 9.0, "
+               "support for Android 8 has been removed from the Tidemark app. The app needs Android 9 or later.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
