@@ -5747,7 +5747,8 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         cond = _parse(text[end:end + 80])
         cond_all = set(cond.term_set) | _anchors(cond)  # "if you are under 18": the figure is the condition
         cond_terms = cond_all - c_terms
-        main_terms = set(_parse(text[: end - len(cue)]).term_set)
+        # (a setting that opens the sentence is where the rule holds, not the rule: "At Tarn House, the deposit is ...")
+        main_terms = set(_parse(_SETTING.sub("", text[: end - len(cue)], count=1)).term_set)
         # (a listed subject is said of each of its items: "Opened software, earphones and personal care products can
         # only be returned if faulty" is the rule for "opened earphones"; the other items are no words to cover)
         listed = _LISTED_SUBJECT.match(text[: end - len(cue)])
@@ -5774,6 +5775,10 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         # (a plain "if" keeps its words: RAGTruth answers repeat them where the condition is their own)
         mentions_cond = bool(((cond_all - main_terms or cond_all) if shown or not weak else cond_all)
                              & (c_terms | _anchors(_parse(claim))))
+        if mentions_cond and not weak and _anchors(cond) and not _anchors(cond) & _anchors(_parse(claim)):
+            # A strong condition kept by its act but not its limit is dropped all the same: "refundable if you cancel"
+            # of "refundable only if the booking is cancelled at least 14 days before arrival"
+            mentions_cond = False
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
@@ -5790,6 +5795,9 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         return
 
 
+#: A place or a party named at the start of a rule's sentence, before its subject: "At Tarn House, ", "For Premium
+#: members, ". It says where the rule holds; a claim that answers a question about that place need not repeat it.
+_SETTING = re.compile(r"^\s*(?:[Aa]t|[Ii]n|[Ff]or|[Oo]n)\s+(?:the\s+)?[A-Z][\w'\u2019&-]*(?:\s+[A-Z][\w'\u2019&-]*){0,3},\s+")
 #: A clause said to hold in every case, outright ("can't be returned under any circumstances").
 _ALL_CASES = re.compile(r"\b(?:under\s+any\s+circumstances|in\s+(?:all|every|any)\s+cases?|regardless|always|whether\s+or\s+not|"
                         r"no\s+matter|at\s+all\s+times|without\s+exception)\b", re.I)

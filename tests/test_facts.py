@@ -3219,3 +3219,15 @@ def test_session21_support_taken_away_with_a_verb_of_ending(claim, flag):
                "support for Android 8 has been removed from the Tidemark app. The app needs Android 9 or later.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Overdue fines are waived if the book is returned.", True),
+    ("Overdue fines are waived if the book is returned within 7 days of its due date.", False),
+    ("Overdue fines are waived only when the book comes back within 7 days of the due date.", False),
+])
+def test_session21_a_condition_kept_by_its_act_but_not_its_limit(claim, flag):
+    context = ("At Crane Street Library, overdue fines are waived only if the book is returned within 7 days of its due "
+               "date. Printing costs 10p a page.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
