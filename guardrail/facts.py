@@ -566,6 +566,7 @@ def check_facts(
     _limit_dropped(c, sents, support, out, conf)
     _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
+    _exception_dropped(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
     _counted_list(claim, c, sents, out, conf)
@@ -6039,6 +6040,58 @@ def _exceptions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         out.differences.append(Difference(slot="condition", claim_value=claim.strip(), evidence_value=text[: m.end()].strip(),
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
         return
+
+
+#: A permission and the act it allows: "you can renew", "members may bring", "are allowed to park".
+_PERMIT = re.compile(r"\b(?:can|may|(?:is|are)\s+(?:allowed|able|eligible|entitled)\s+to)\s+(?:still\s+|also\s+|now\s+)?"
+                     r"([a-z]{3,})\b", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def _excepted_permissions(text: str) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
+    """(the act, the rest of the rule's words, the exception's words and figures) for each permission of ``text``
+    that an "unless" after it limits: "You can renew your adult passport online unless your current passport was
+    issued before you turned 16" -> (renew, {adult, passport, onlin}, {current, passport, issu, turn, 16}).
+    Cached: every claim of an answer reads the same evidence sentences."""
+    m = re.search(r"\bunless\b", text, re.I)
+    if m is None:
+        return ()
+    main = text[: m.start()]
+    main = main[max((x.end() for x in re.finditer(r"[.;:]\s", main)), default=0):]
+    exc = _parse(text[m.end(): m.end() + 80].split(";")[0])
+    words_ = frozenset(exc.term_set) | _anchors(exc)
+    out = []
+    for pm in _PERMIT.finditer(main):
+        rest = _parse(main[pm.end():])
+        out.append((_fold(stem(pm.group(1).lower())), frozenset(rest.term_set), words_))
+    return tuple(out)
+
+
+def _exception_dropped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A permission stated without the "unless" the evidence limits it with: "You can renew online for £88.50"
+    against "You can renew your adult passport online unless your current passport was issued before you turned
+    16". The claim's figures and the rest of its words often align it to another sentence (the one with the fee),
+    so the condition checks, which read the sentence it aligns to, never see the exception. The act must be the
+    same verb and the rule share a word with the claim's piece after it; silent when the claim states a condition
+    of its own or a word of the exception. Read only for a claim with a permission ("can", "may")."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not _PERMIT.search(claim):
+        return
+    if lexicon.negated(claim) or _UNLESS.search(claim) or lexicon.condition_cues(claim, strong=False):
+        return
+    said = set(_parse(claim).term_set) | _anchors(_parse(claim))
+    for pm in _PERMIT.finditer(claim):
+        verb = _fold(stem(pm.group(1).lower()))
+        a, b = _piece_bounds(claim, pm.end())
+        rest = set(_parse(claim[pm.end(): b]).term_set) - {verb}
+        if not rest:
+            continue
+        for _, s, p in sents:
+            for everb, erest, exc in _excepted_permissions(p.text):
+                if everb == verb and rest & erest and exc and not exc & said:
+                    out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                                      evidence_value=p.text.strip(), evidence_span=_span(s),
+                                                      confidence=conf["condition"]))
+                    return
 
 
 # -- lists -------------------------------------------------------------------------------------

@@ -3231,3 +3231,18 @@ def test_session21_a_condition_kept_by_its_act_but_not_its_limit(claim, flag):
                "date. Printing costs 10p a page.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("You can book online for £6, and the booking window is seven days.", True),
+    ("You can book online for £6 unless your membership fees are overdue.", False),
+    ("Online bookings cost £6 per court, and the booking window is seven days.", False),
+    ("You can book online for £6 if your membership fees are paid up.", False),
+])
+def test_session21_a_permission_stated_without_its_unless(claim, flag):
+    # the claim's figures align it to the fee sentence; the exception is in the sentence that grants the permission
+    context = ("You can book a squash court online unless your membership fees are overdue. Online bookings cost £6 per "
+               "court, and the booking window is seven days.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
