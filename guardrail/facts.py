@@ -567,6 +567,7 @@ def check_facts(
     _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _exception_dropped(claim, sents, out, conf)
+    _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
     _counted_list(claim, c, sents, out, conf)
@@ -6092,6 +6093,55 @@ def _exception_dropped(claim: str, sents, out: FactCheck, conf) -> None:
                                                       evidence_value=p.text.strip(), evidence_span=_span(s),
                                                       confidence=conf["condition"]))
                     return
+
+
+#: An act named by its gerund as a sentence's subject, then denied: "Downgrading to 3.7 is not supported",
+#: "Transferring a ticket to another person is not permitted".
+_GERUND_BANNED = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=[,\u2014\u2013]\s))\s*([A-Za-z]+ing)\b((?:[^,.;:()]|(?<=\d)\.(?=\d)){0,60}?)\s+(?:is|are)\s+"
+                            r"(?:not\s+(?:supported|possible|allowed|permitted)|unsupported|impossible|prohibited|forbidden)\b")
+
+
+@functools.lru_cache(maxsize=16384)
+def _banned_acts(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(the act's stem, what singles out its object) for each act ``text`` denies by its gerund: the object's
+    figures and its first word, its head ("Downgrading to 3.7 is not supported" -> (downgr, {3.7}); "Transferring
+    a ticket to another person ..." -> (transf, {ticket})). A later word ("another") is too loose to tell one act
+    from another. Cached: every claim of an answer reads the same sentences."""
+    out = []
+    for m in _GERUND_BANNED.finditer(text):
+        obj = _parse(m.group(2))
+        head = [_fold(t) for t, _ in obj.terms if not t[0].isdigit()][:1]
+        out.append((_fold(stem(m.group(1).lower())), frozenset(head) | frozenset(_anchors(obj))))
+    return tuple(out)
+
+
+def _banned_act(claim: str, sents, out: FactCheck, conf) -> None:
+    """A permission for an act the evidence denies by its gerund: "You can downgrade to 3.7 afterwards" against
+    "Downgrading to 3.7 is not supported once 3.8 is installed". The denial is a predicate of the act's noun, not a
+    modal on its verb, so neither the modal checks (which want "cannot downgrade") nor the negation sites (which
+    want "supported" in the claim) read it. The act must be the same verb with a word or figure of its object;
+    silent when any evidence sentence permits that act. Read only for a claim with a permission ("can", "may")."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not _PERMIT.search(claim) \
+            or lexicon.negated(claim):
+        return
+    banned = [(s, act, obj) for _, s, p in sents for act, obj in _banned_acts(p.text)]
+    if not banned:
+        return
+    for pm in _PERMIT.finditer(claim):
+        verb = _fold(stem(pm.group(1).lower()))
+        _, b = _piece_bounds(claim, pm.end())
+        after = _parse(claim[pm.end(): b])
+        rest = (set(after.term_set) | _anchors(after)) - {verb}
+        hit = next((s for s, act, obj in banned if act == verb and obj & rest), None)
+        if hit is None:
+            continue
+        allowed = any(_fold(stem(x.group(1).lower())) == verb and not lexicon.negated(p.text[max(0, x.start() - 20): x.end()])
+                      for _, _, p in sents for x in _PERMIT.finditer(p.text))
+        if not allowed:
+            out.differences.append(Difference(slot="modality", claim_value=f"{pm.group(0)} (allowed)",
+                                              evidence_value=f"{hit[3].strip()} (forbidden)", evidence_span=_span(hit),
+                                              confidence=conf["modality"]))
+            return
 
 
 # -- lists -------------------------------------------------------------------------------------

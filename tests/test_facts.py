@@ -3246,3 +3246,15 @@ def test_session21_a_permission_stated_without_its_unless(claim, flag):
                "court, and the booking window is seven days.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("You can transfer your ticket to a friend, and refunds are available up to 48 hours before the show.", True),
+    ("You can get a refund up to 48 hours before the show.", False),
+    ("You can transfer your booking to another date.", False),
+])
+def test_session21_an_act_denied_by_its_gerund(claim, flag):
+    context = ("Tickets are sent by email within an hour of booking. Transferring a ticket to another person is not "
+               "permitted. Refunds are available up to 48 hours before the show.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
