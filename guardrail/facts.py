@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, same_value
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -505,6 +505,10 @@ def check_facts(
         _topic_modality(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _part_widened(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _support_withdrawn(claim, sents, out, conf)
     roles_read = max(best_score, with_figures) >= 0.5
     if roles_read:
         _relations(claim, a_text, aligned_sent, out, conf)
@@ -563,6 +567,8 @@ def check_facts(
     _limit_dropped(c, sents, support, out, conf)
     _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
+    _exception_dropped(claim, sents, out, conf)
+    _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
     _counted_list(claim, c, sents, out, conf)
@@ -4313,6 +4319,8 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     neg_c, neg_e = _negates_shared(claim, shared), _negates_shared(e_text, shared)
     if neg_c != neg_e and _same_negations(claim, e_text):
         neg_c = neg_e  # "miss an appointment without giving 24 hours' notice" on both sides: one negation, read alike
+    if neg_c and not neg_e and lexicon.withdrawn(e_text) and not lexicon.supported(claim):
+        neg_e = True  # "support for IE 11 was dropped" denies with its verb what "no longer supports IE 11" does
     if neg_c != neg_e and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
         cue_c = lexicon.negation_cues(claim)
         cue_e = lexicon.negation_cues(e_text)
@@ -4533,6 +4541,7 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
     # (a bracketed aside does not part the subject from its verb: "The Lite (1.4 kg) does not include a footprint")
     text = _BRACKETED.sub(lambda m: " " * len(m.group(0)), lexicon.without_non_negations(p.text))
     out = []
+    label = lexicon.label_negation(text)
     for m in sorted([*_SITE_CUE.finditer(text), *_SITE_NO.finditer(text)], key=lambda x: x.start()):
         if _SITE_CONDITION.search(text[: m.start()]) or _UNLESS.search(text[m.end():]):
             continue  # "may not enter unless you wear goggles" is a condition, not a ban
@@ -4545,6 +4554,8 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
                    and not text[q].isspace()]
         if len(site) == _SITE_LEN and subject:
             out.append((subject[-1],) + site)
+        elif len(site) == _SITE_LEN and not subject and label is not None and m.end() <= label:
+            out.append(("",) + site)  # "Not suitable for children under 12.": said of what the text describes
     return tuple(out)
 
 
@@ -4554,7 +4565,8 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
     subject, words_ = _fold(site[0]), tuple(_fold(w) for w in site[1:])
     seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
     for i in range(len(seq) - len(words_) + 1):
-        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject for t, _ in seq[:i]):
+        # (a label's site has no subject: any word before the site names what the claim says it of)
+        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject or not subject for t, _ in seq[:i]):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
             if re.match(r"\s*(?:which|who|whom|that)\b", p.text[a:q], re.I) \
@@ -4770,14 +4782,20 @@ _MODAL_CUE = re.compile(
     r"ha(?:s|ve)\s+to|needs?\s+to|"
     r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
     r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
-    r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b)", re.I)
+    r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b"
+    # (the last word said is the class: "Helmets are recommended but optional" leaves them optional)
+    r"(?:,?\s+(?:but|though|although)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|"
+    r"not\s+(?:required|mandatory|compulsory))\b)?)", re.I)
 
 
 @functools.lru_cache(maxsize=8192)
-def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
-    """(what it bears on, deontic class, the words) for each modal cue of ``text`` outside a condition: the
-    content words of its piece from the piece's start (the subject) to the next cue, or, for an adjective
-    ("are optional"), up to it. Cached: every claim of an answer reads the same evidence sentences."""
+def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str, str | None], ...]:
+    """(what it bears on, deontic class, the words, the adjective's subject head) for each modal cue of ``text``
+    outside a condition: the content words of its piece from the piece's start (the subject) to the next cue, or,
+    for an adjective ("are optional"), up to it. An adjective said of a one-word subject ("Helmets are recommended
+    but optional") is kept with that word as its head: a short rule of a kit list is matched only by a claim whose
+    adjective has the same head (see ``_topic_modality``). Cached: every claim of an answer reads the same evidence
+    sentences."""
     p = _parse(text)
     cues = [m for m in _MODAL_CUE.finditer(text)
             if not re.search(r"\b(?:may|might|could|would|will|can)\s+$", text[: m.start()], re.I)]
@@ -4813,8 +4831,12 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str], ...]:
         words_ = {_fold(t) for t, q in p.terms if any(lo <= q < hi for lo, hi in spans)
                   and not (complement and complement[0] <= q < complement[1] and _fold(t) in _ADDRESSEE_WORDS)}
         words_ = {t for t in words_ if not t[0].isdigit()} - _MODAL_TOPIC_GLUE
-        if len(words_) >= 2:
-            out.append((frozenset(words_), cls, m.group(0)))
+        head = None
+        if m.group("adj"):
+            before = [_fold(t) for t, q in p.terms if a <= q < m.start() and not t[0].isdigit()]
+            head = before[-1] if before and len(before) <= 2 and before[-1] not in _MODAL_TOPIC_GLUE else None
+        if len(words_) >= 2 or (head is not None and words_ == {head}):
+            out.append((frozenset(words_), cls, m.group(0), head))
     return tuple(out)
 
 
@@ -4846,14 +4868,21 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
     mine = _modal_topics(claim)
     if not mine:
         return
-    theirs = [(s, t, cls, w) for _, s, p in sents for t, cls, w in _modal_topics(p.text)]
-    for topic, cls, w in mine:
-        def fit(t: frozenset[str], topic: frozenset[str] = topic) -> int:
+    theirs = [(s, t, cls, w) for _, s, p in sents for t, cls, w, _ in _modal_topics(p.text)]
+    for topic, cls, w, head in mine:
+        def fit(t: frozenset[str], topic: frozenset[str] = topic, head: str | None = head) -> int:
             # (three words at least: two ("friend", "profile") tie acts of one page that differ; or all the words
-            # of a short subject the evidence's cue bears on: "Travel insurance is strongly recommended")
+            # of a short subject the evidence's cue bears on: "Travel insurance is strongly recommended"; or the
+            # one word of a bare subject, said of the same head: "Helmets are optional" / "Helmets are mandatory ...")
             shared = len(topic & t)
-            return shared if (shared >= 3 and shared >= 0.5 * len(topic)) or (shared == len(t) >= 2) else 0
-        matched = sorted(((fit(t), s, ecls, ew) for s, t, ecls, ew in theirs if fit(t)), key=lambda x: -x[0])
+            return shared if (shared >= 3 and shared >= 0.5 * len(topic)) or (shared == len(t) >= 2) \
+                or (len(t) == 1 and head is not None and t == {head}) else 0
+        fits = [(t, fit(t), s, ecls, ew) for s, t, ecls, ew in theirs]
+        if head is not None and any(t == {head} for t, *_ in fits):
+            # (a rule said of the claim's very subject answers it; a duty of the same outing said of other kit,
+            # "Clients ... must bring crampons", does not)
+            fits = [x for x in fits if head in x[0]]
+        matched = sorted(((f, s, ecls, ew) for _, f, s, ecls, ew in fits if f), key=lambda x: -x[0])
         if not matched or any(ecls == cls for _, _, ecls, _ in matched):
             continue
         _, s, ecls, ew = matched[0]
@@ -4919,6 +4948,85 @@ def _site_quantifier(claim: str, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="quantifier", claim_value=f"{q} {w}", evidence_value=f"{eq} {w}",
                                                   evidence_span=_span(s), confidence=conf["quantifier"]))
                 return
+
+
+_WHOLE_CUE = re.compile(r"\b(?:all|each|every|both)\b", re.I)
+_COUNTED_END = re.compile(r"\b(?:and|or|but|now|that|which|who|where|is|are|was|were|have|has|had|will|can|get|got|"
+                          r"received?|gets)\b", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def _counted_parts(text: str) -> tuple[tuple[float, float, frozenset[str], frozenset[str]], ...]:
+    """(part, whole, what is counted, what else its piece says) for each part of a counted whole in ``text``
+    (``parts_of_whole``): "adds a dark mode to one of the three built-in themes" -> (1, 3, {build, them},
+    {add, dark, mod}). Cached: every claim of an answer reads the same evidence sentences."""
+    p = _parse(text)
+    out = []
+    for k, n, a, b in parts_of_whole(text):
+        pa, pb = _piece_bounds(text, a)
+        # (the counted noun phrase ends at the verb or the next clause: "all five rooms | now have air conditioning")
+        stop = _COUNTED_END.search(text, b, pb)
+        end = min(pb, b + 30, stop.start() if stop else pb)
+        counted = frozenset([_fold(t) for t, q in p.terms if b <= q < end and not t[0].isdigit()][:3])
+        about = frozenset(_fold(t) for t, q in p.terms if pa <= q < pb and not a <= q < b and not t[0].isdigit()) - counted
+        if counted:
+            out.append((k, n, counted, about))
+    return tuple(out)
+
+
+def _part_widened(claim: str, sents, out: FactCheck, conf) -> None:
+    """A whole said where the evidence says a part of the same counted whole: "adds dark mode to all three themes"
+    against "adds a dark mode to one of the three built-in themes". The whole's figure agrees, so the figure checks
+    pass it, and "one of the three" is no quantifier word for ``_site_quantifier``. Read only for a claim with
+    "all", "each", "every" or "both"; the evidence's part must count the same whole of the same things and its
+    piece share a word of what the claim's says of them; silent when any evidence sentence says the whole too."""
+    if not _WHOLE_CUE.search(claim):
+        return
+    mine = [x for x in _counted_parts(claim) if x[0] == x[1] >= 2]
+    if not mine:
+        return
+    theirs = [(s, x) for _, s, p in sents for x in _counted_parts(p.text)]
+    for _, n, counted, about in mine:
+        same = [(s, k, e_about) for s, (k, en, e_counted, e_about) in theirs if en == n and e_counted & counted]
+        fewer = [(s, k) for s, k, e_about in same if k < n and e_about & about]
+        if fewer and not any(k == n and e_about & about for _, k, e_about in same):
+            s, k = fewer[0]
+            out.differences.append(Difference(slot="quantifier", claim_value=f"all {n:g}", evidence_value=f"{k:g} of {n:g}",
+                                              evidence_span=_span(s), confidence=conf["quantifier"]))
+            return
+
+
+_SUPPORT_CUE = re.compile(r"\b(?:support(?:s|ed)?|compatible|works?|runs?)\b", re.I)
+
+
+def _object_terms(text: str) -> frozenset[str]:
+    """The words and figures of a named thing ("Python 3.8" -> {python, 3.8}): a version is told by its figure."""
+    return frozenset(_fold(t) for t, _ in _parse(text).terms)
+
+
+def _support_withdrawn(claim: str, sents, out: FactCheck, conf) -> None:
+    """Support claimed for what the evidence says support was taken from: "still supports Python 3.8" against
+    "support for Python 3.8 has been dropped" (``lexicon.withdrawn``). The verb of ending is no negation word, so
+    the polarity checks read the two as agreeing. The thing must be the same, figures and all ("Python 3.9" is
+    another); silent when any evidence sentence says it is supported. Read only for a claim with a support verb."""
+    if not _SUPPORT_CUE.search(claim):
+        return
+    mine = [_object_terms(claim[a:b]) for a, b in lexicon.supported(claim)]
+    mine = [o for o in mine if o]
+    if not mine:
+        return
+    ended = [(s, _object_terms(p.text[a:b])) for _, s, p in sents for a, b in lexicon.withdrawn(p.text)]
+    if not ended:
+        return
+    said = [_object_terms(p.text[a:b]) for _, _, p in sents for a, b in lexicon.supported(p.text)]
+    for obj in mine:
+        hit = next((s for s, e in ended if e and (e == obj or (len(e) >= 2 and e <= obj))), None)
+        if hit is not None and not any(o == obj for o in said):
+            out.differences.append(Difference(
+                slot="negation", claim_value="supports " + " ".join(sorted(obj)), evidence_value="support withdrawn",
+                evidence_span=_span(hit), confidence=conf.get("negation:site", UNMEASURED_PRIOR), alignment=1.0,
+                grade="same_words"))
+            return
 
 
 def _same_site(claim: str, e_text: str, slot: str) -> bool:
@@ -5771,7 +5879,8 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         cond = _parse(text[end:end + 80])
         cond_all = set(cond.term_set) | _anchors(cond)  # "if you are under 18": the figure is the condition
         cond_terms = cond_all - c_terms
-        main_terms = set(_parse(text[: end - len(cue)]).term_set)
+        # (a setting that opens the sentence is where the rule holds, not the rule: "At Tarn House, the deposit is ...")
+        main_terms = set(_parse(_SETTING.sub("", text[: end - len(cue)], count=1)).term_set)
         # (a listed subject is said of each of its items: "Opened software, earphones and personal care products can
         # only be returned if faulty" is the rule for "opened earphones"; the other items are no words to cover)
         listed = _LISTED_SUBJECT.match(text[: end - len(cue)])
@@ -5798,6 +5907,10 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         # (a plain "if" keeps its words: RAGTruth answers repeat them where the condition is their own)
         mentions_cond = bool(((cond_all - main_terms or cond_all) if shown or not weak else cond_all)
                              & (c_terms | _anchors(_parse(claim))))
+        if mentions_cond and not weak and _anchors(cond) and not _anchors(cond) & _anchors(_parse(claim)):
+            # A strong condition kept by its act but not its limit is dropped all the same: "refundable if you cancel"
+            # of "refundable only if the booking is cancelled at least 14 days before arrival"
+            mentions_cond = False
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
@@ -5814,6 +5927,9 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         return
 
 
+#: A place or a party named at the start of a rule's sentence, before its subject: "At Tarn House, ", "For Premium
+#: members, ". It says where the rule holds; a claim that answers a question about that place need not repeat it.
+_SETTING = re.compile(r"^\s*(?:[Aa]t|[Ii]n|[Ff]or|[Oo]n)\s+(?:the\s+)?[A-Z][\w'\u2019&-]*(?:\s+[A-Z][\w'\u2019&-]*){0,3},\s+")
 #: A clause said to hold in every case, outright ("can't be returned under any circumstances").
 _ALL_CASES = re.compile(r"\b(?:under\s+any\s+circumstances|in\s+(?:all|every|any)\s+cases?|regardless|always|whether\s+or\s+not|"
                         r"no\s+matter|at\s+all\s+times|without\s+exception)\b", re.I)
@@ -6055,6 +6171,107 @@ def _exceptions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
         out.differences.append(Difference(slot="condition", claim_value=claim.strip(), evidence_value=text[: m.end()].strip(),
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
         return
+
+
+#: A permission and the act it allows: "you can renew", "members may bring", "are allowed to park".
+_PERMIT = re.compile(r"\b(?:can|may|(?:is|are)\s+(?:allowed|able|eligible|entitled)\s+to)\s+(?:still\s+|also\s+|now\s+)?"
+                     r"([a-z]{3,})\b", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def _excepted_permissions(text: str) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
+    """(the act, the rest of the rule's words, the exception's words and figures) for each permission of ``text``
+    that an "unless" after it limits: "You can renew your adult passport online unless your current passport was
+    issued before you turned 16" -> (renew, {adult, passport, onlin}, {current, passport, issu, turn, 16}).
+    Cached: every claim of an answer reads the same evidence sentences."""
+    m = re.search(r"\bunless\b", text, re.I)
+    if m is None:
+        return ()
+    main = text[: m.start()]
+    main = main[max((x.end() for x in re.finditer(r"[.;:]\s", main)), default=0):]
+    exc = _parse(text[m.end(): m.end() + 80].split(";")[0])
+    words_ = frozenset(exc.term_set) | _anchors(exc)
+    out = []
+    for pm in _PERMIT.finditer(main):
+        rest = _parse(main[pm.end():])
+        out.append((_fold(stem(pm.group(1).lower())), frozenset(rest.term_set), words_))
+    return tuple(out)
+
+
+def _exception_dropped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A permission stated without the "unless" the evidence limits it with: "You can renew online for £88.50"
+    against "You can renew your adult passport online unless your current passport was issued before you turned
+    16". The claim's figures and the rest of its words often align it to another sentence (the one with the fee),
+    so the condition checks, which read the sentence it aligns to, never see the exception. The act must be the
+    same verb and the rule share a word with the claim's piece after it; silent when the claim states a condition
+    of its own or a word of the exception. Read only for a claim with a permission ("can", "may")."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not _PERMIT.search(claim):
+        return
+    if lexicon.negated(claim) or _UNLESS.search(claim) or lexicon.condition_cues(claim, strong=False):
+        return
+    said = set(_parse(claim).term_set) | _anchors(_parse(claim))
+    for pm in _PERMIT.finditer(claim):
+        verb = _fold(stem(pm.group(1).lower()))
+        a, b = _piece_bounds(claim, pm.end())
+        rest = set(_parse(claim[pm.end(): b]).term_set) - {verb}
+        if not rest:
+            continue
+        for _, s, p in sents:
+            for everb, erest, exc in _excepted_permissions(p.text):
+                if everb == verb and rest & erest and exc and not exc & said:
+                    out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                                      evidence_value=p.text.strip(), evidence_span=_span(s),
+                                                      confidence=conf["condition"]))
+                    return
+
+
+#: An act named by its gerund as a sentence's subject, then denied: "Downgrading to 3.7 is not supported",
+#: "Transferring a ticket to another person is not permitted".
+_GERUND_BANNED = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=[,\u2014\u2013]\s))\s*([A-Za-z]+ing)\b((?:[^,.;:()]|(?<=\d)\.(?=\d)){0,60}?)\s+(?:is|are)\s+"
+                            r"(?:not\s+(?:supported|possible|allowed|permitted)|unsupported|impossible|prohibited|forbidden)\b")
+
+
+@functools.lru_cache(maxsize=16384)
+def _banned_acts(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(the act's stem, what singles out its object) for each act ``text`` denies by its gerund: the object's
+    figures and its first word, its head ("Downgrading to 3.7 is not supported" -> (downgr, {3.7}); "Transferring
+    a ticket to another person ..." -> (transf, {ticket})). A later word ("another") is too loose to tell one act
+    from another. Cached: every claim of an answer reads the same sentences."""
+    out = []
+    for m in _GERUND_BANNED.finditer(text):
+        obj = _parse(m.group(2))
+        head = [_fold(t) for t, _ in obj.terms if not t[0].isdigit()][:1]
+        out.append((_fold(stem(m.group(1).lower())), frozenset(head) | frozenset(_anchors(obj))))
+    return tuple(out)
+
+
+def _banned_act(claim: str, sents, out: FactCheck, conf) -> None:
+    """A permission for an act the evidence denies by its gerund: "You can downgrade to 3.7 afterwards" against
+    "Downgrading to 3.7 is not supported once 3.8 is installed". The denial is a predicate of the act's noun, not a
+    modal on its verb, so neither the modal checks (which want "cannot downgrade") nor the negation sites (which
+    want "supported" in the claim) read it. The act must be the same verb with a word or figure of its object;
+    silent when any evidence sentence permits that act. Read only for a claim with a permission ("can", "may")."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not _PERMIT.search(claim) \
+            or lexicon.negated(claim):
+        return
+    banned = [(s, act, obj) for _, s, p in sents for act, obj in _banned_acts(p.text)]
+    if not banned:
+        return
+    for pm in _PERMIT.finditer(claim):
+        verb = _fold(stem(pm.group(1).lower()))
+        _, b = _piece_bounds(claim, pm.end())
+        after = _parse(claim[pm.end(): b])
+        rest = (set(after.term_set) | _anchors(after)) - {verb}
+        hit = next((s for s, act, obj in banned if act == verb and obj & rest), None)
+        if hit is None:
+            continue
+        allowed = any(_fold(stem(x.group(1).lower())) == verb and not lexicon.negated(p.text[max(0, x.start() - 20): x.end()])
+                      for _, _, p in sents for x in _PERMIT.finditer(p.text))
+        if not allowed:
+            out.differences.append(Difference(slot="modality", claim_value=f"{pm.group(0)} (allowed)",
+                                              evidence_value=f"{hit[3].strip()} (forbidden)", evidence_span=_span(hit),
+                                              confidence=conf["modality"]))
+            return
 
 
 # -- lists -------------------------------------------------------------------------------------

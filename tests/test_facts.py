@@ -3270,3 +3270,107 @@ def test_session21_a_credential_the_context_never_gives_is_unsupported(claim, fl
     context = "The Ardo bottle holds 750 ml, has a screw lid and is made from BPA-free Tritan. Hand wash only."
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+# -- session 21 (wtb) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Over the summer the glacier's surface brightened, and meltwater runoff doubled.", True),
+    ("Over the summer the glacier's surface darkened, and meltwater runoff doubled.", False),
+    ("Sea-surface temperatures off the coast warmed by 1.2 °C in March.", True),
+    ("Sea-surface temperatures off the coast cooled by 1.2 °C in March.", False),
+])
+def test_session21_a_measure_named_by_its_verb_has_a_direction(claim, flag):
+    context = ("Over the summer the glacier's surface darkened noticeably, and meltwater runoff doubled. "
+               "Sea-surface temperatures off the coast cooled by 1.2 °C in March, the survey found.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Kestrel 2 weighs 1.9 kg and is recommended for winter camping above the treeline.", True),
+    ("The Kestrel 2 weighs 1.9 kg, but it isn't recommended for winter camping above the treeline.", False),
+    ("The Kestrel 2 sleeps two and weighs 1.9 kg.", False),
+])
+def test_session21_a_label_that_opens_with_not_is_said_of_the_product(claim, flag):
+    context = ("The Kestrel 2 tent sleeps two and weighs 1.9 kg. Not recommended for winter camping above the treeline. "
+               "Not all retailers stock the green version.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Reflective vests are compulsory on the night ride, which leaves the station at 20:00.", True),
+    ("Reflective vests are optional on the night ride, which leaves the station at 20:00.", False),
+    ("Lights are compulsory on the night ride.", False),
+])
+def test_session21_a_rule_said_of_a_one_word_subject(claim, flag):
+    context = ("Riders joining the night ride must bring front and rear lights. Reflective vests are recommended but "
+               "optional. The ride leaves the station at 20:00.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("In March the clinic fitted digital detectors in all five of its X-ray rooms.", True),
+    ("In March the clinic fitted digital detectors in two of its five X-ray rooms.", False),
+    ("All five X-ray rooms now have air conditioning.", False),
+    ("Both engines of the ferry were overhauled in the winter refit.", True),
+])
+def test_session21_a_whole_said_where_the_evidence_counts_a_part(claim, flag):
+    context = ("In March the clinic fitted digital detectors in two of its five X-ray rooms. All five rooms now have "
+               "air conditioning. During the winter refit one of the ferry's two engines was overhauled.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The council's booking portal supports Internet Explorer 11.", True),
+    ("The council's booking portal no longer supports Internet Explorer 11.", False),
+    ("Version 9.0 of the Tidemark app still works on Android 8.", True),
+    ("From version 9.0 the Tidemark app no longer works on Android 8.", False),
+])
+def test_session21_support_taken_away_with_a_verb_of_ending(claim, flag):
+    context = ("The council's booking portal dropped support for Internet Explorer 11 in June. From version 9.0, "
+               "support for Android 8 has been removed from the Tidemark app. The app needs Android 9 or later.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Overdue fines are waived if the book is returned.", True),
+    ("Overdue fines are waived if the book is returned within 7 days of its due date.", False),
+    ("Overdue fines are waived only when the book comes back within 7 days of the due date.", False),
+])
+def test_session21_a_condition_kept_by_its_act_but_not_its_limit(claim, flag):
+    context = ("At Crane Street Library, overdue fines are waived only if the book is returned within 7 days of its due "
+               "date. Printing costs 10p a page.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("You can book online for £6, and the booking window is seven days.", True),
+    ("You can book online for £6 unless your membership fees are overdue.", False),
+    ("Online bookings cost £6 per court, and the booking window is seven days.", False),
+    ("You can book online for £6 if your membership fees are paid up.", False),
+])
+def test_session21_a_permission_stated_without_its_unless(claim, flag):
+    # the claim's figures align it to the fee sentence; the exception is in the sentence that grants the permission
+    context = ("You can book a squash court online unless your membership fees are overdue. Online bookings cost £6 per "
+               "court, and the booking window is seven days.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("You can transfer your ticket to a friend, and refunds are available up to 48 hours before the show.", True),
+    ("You can get a refund up to 48 hours before the show.", False),
+    ("You can transfer your booking to another date.", False),
+])
+def test_session21_an_act_denied_by_its_gerund(claim, flag):
+    context = ("Tickets are sent by email within an hour of booking. Transferring a ticket to another person is not "
+               "permitted. Refunds are available up to 48 hours before the show.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -86,6 +86,66 @@ def negation_cues(text: str) -> list[str]:
     return [m.group(0).lower() for m in _NEGATION.finditer(without_non_negations(text))]
 
 
+#: A label that opens with its negation and names no subject: "Not suitable for children under 12.", "Not for
+#: use in pregnancy.", "Not recommended for dogs": said of the product the whole text describes.
+_LABEL_NEGATION = re.compile(r"\s*(?:[-*\u2022]\s*)?not\s+(?=(?:currently\s+|yet\s+)?(?:for|safe|suitable|"
+                             r"[a-z]+(?:able|ible|ed))\b)", re.I)
+
+
+def label_negation(text: str) -> int | None:
+    """Where the negation of a verbless label ends ("Not suitable for children under 12." -> after "Not "), else None.
+
+    Why: a leaflet or a spec sheet states a ban or a limit as a label with no subject; the checks that read what a
+    negation bears on want a subject before it and would pass over the one statement a claim flips."""
+    m = _LABEL_NEGATION.match(text)
+    return m.end() if m else None
+
+
+__all__.append("label_negation")
+
+
+#: Support taken away, said with a verb of ending instead of a "not": "support for Python 3.8 has been dropped",
+#: "drops support for Windows 7", "iOS 15 support was removed", "discontinued support for the 2019 models".
+_ENDED = r"(?:dropped|removed|discontinued|ended|withdrawn|retired|deprecated\s+and\s+removed)"
+_WITHDRAWN = re.compile(
+    rf"\bsupport\s+for\s+(?P<a>[^,;:()]{{1,40}}?)\s+(?:has\s+been|have\s+been|was|were|is|are|will\s+be|is\s+being)\s+{_ENDED}\b"
+    rf"|\b(?:drops?|dropping|removes?|removing|ends?|ending|discontinues?|discontinuing|{_ENDED})\s+(?:its\s+|all\s+)?"
+    rf"support\s+for\s+(?P<b>[^,;:()]{{1,40}}?)(?=\s*(?:[,;:()]|\.(?!\d)|$|\b(?:and|but|in|from|with|as|after|since)\b))"
+    rf"|\b(?P<c>(?:[\w.+-]*[A-Z0-9][\w.+-]*\s+){{1,3}})support\s+(?:has\s+been|was|is|will\s+be)\s+{_ENDED}\b")
+#: What a claim says is supported: "still supports Python 3.8", "works on Windows 7", "is compatible with iOS 15".
+_SUPPORTED = re.compile(r"\b(?:supports?|supported\s+(?:on|in)|works?\s+(?:on|with)|runs?\s+on|(?:is|are|remains?)\s+"
+                        r"compatible\s+with|support\s+for)\s+(?P<o>[^,;:()]{1,40}?)(?=\s*(?:[,;:()]|\.(?!\d)|$|\b(?:and|but|"
+                        r"in|from|with|as|after|since|until|is|are|was|remains?|continues?)\b))", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def withdrawn(text: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each thing ``text`` says support was taken from ("support for Python 3.8 has been dropped"
+    -> "Python 3.8").
+
+    Why: release notes say "no longer supported" with a verb of ending ("dropped", "removed") that is no negation
+    word, so a claim that it "still supports" the thing reads as agreeing with them."""
+    return tuple(m.span(g) for m in _WITHDRAWN.finditer(text) for g in ("a", "b", "c") if m.group(g))
+
+
+def supported(text: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each thing ``text`` says is supported or works ("still supports Python 3.8" -> "Python 3.8");
+    not where the text says it no longer is (see ``withdrawn``), nor under a negation before the verb."""
+    out = []
+    ended = withdrawn(text)
+    for m in _SUPPORTED.finditer(text):
+        if any(a <= m.end("o") and m.start("o") <= b for a, b in ended):
+            continue  # "support for Python 3.8 has been dropped" says the other way
+        before = text[max(0, m.start() - 25): m.start()]
+        if _NEGATION.search(before) or re.search(r"\bno\s+longer\s+$", before, re.I):
+            continue
+        out.append(m.span("o"))
+    return tuple(out)
+
+
+__all__ += ["withdrawn", "supported"]
+
+
 def negated(text: str) -> bool:
     """Odd number of negation cues ("without" excluded: "without an adult" is a condition, not a polarity)."""
     return sum(1 for c in negation_cues(text) if c != "without") % 2 == 1
@@ -141,13 +201,18 @@ _UP = ("rise rises rose risen rising increase increases increased increasing gro
        "gained climb climbs climbed up higher expand expands expanded expanding jump jumped surge surged soar soared "
        "improve improved boost boosted raise raised widen widened accelerate accelerated strengthen strengthened "
        "advance advanced rebound rebounded upward skyrocket skyrocketed spike spiked leap leapt leaped doubled tripled "
-       "rallied lengthen lengthens lengthened").split()
+       "rallied lengthen lengthens lengthened "
+       # a measure named by its verb ("the star dimmed by 18%"): verb forms only, not the adjective or noun a
+       # sentence uses of a state ("a dim light", "keep cool", "central heating")
+       "brighten brightens brightened brightening warms warmed heats heated "
+       "intensify intensifies intensified deepen deepens deepened thicken thickens thickened").split()
 _DOWN = ("fall falls fell fallen falling decline declines declined declining decrease decreases decreased decreasing "
          "drop drops dropped dropping shrink shrinks shrank shrunk down lower lowered contract contracts contracted "
          "slump slumped plunge plunged plummet plummeted dip dipped cut cuts reduce reduces reduced reducing narrow "
          "narrowed slow slowed weaken weakened worsen worsened retreat retreated slide slid downward lose lost tumble "
          "tumbled tumbles sink sinks sank sunk crash crashed collapse collapsed slip slipped slips eased halved shorten shortens "
-         "shortened").split()
+         "shortened "
+         "dims dimmed dimming darken darkens darkened darkening fades faded fading cools cooled thins thinned").split()
 _DIR = {w: "up" for w in _UP} | {w: "down" for w in _DOWN}
 _WORD = re.compile(r"[a-z]+(?:['\u2019][a-z]+)?")
 

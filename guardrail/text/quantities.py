@@ -981,3 +981,41 @@ def same_value(claim: Quantity, evidence: Quantity, converted: bool = False) -> 
         tol = 0.05 if claim.approx else 0.02
         return math.isclose(a, b, rel_tol=tol)
     return False
+
+
+# -- a part of a counted whole --------------------------------------------------------------------------------
+_COUNT_WORD = rf"(?:\d{{1,3}}|{_WORDNUM})"
+#: "one of the three built-in themes", "two of its four engines", "all three themes", "each of the 12 stations",
+#: "every one of the five wards", "both engines": how many of a counted whole a sentence speaks of.
+_PART_OF_WHOLE = re.compile(
+    rf"\b(?:(?P<k>{_COUNT_WORD}|none|neither|only\s+one)\s+of\s+(?:(?:the|its|their|our|his|her|these|those)\s+)?"
+    rf"(?:[\w-]+['\u2019]s\s+)?(?P<n>{_COUNT_WORD})"
+    rf"|(?:all|each|every\s+one)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+|our\s+|these\s+|those\s+)?(?P<all>{_COUNT_WORD})"
+    rf"|(?P<both>both))\b(?!\s*(?:%|per\s*cent|percent|[.,]\d))", re.I)
+
+
+def _count_value(word: str) -> float | None:
+    w = word.lower()
+    return float(w) if w.isdigit() else 0.0 if w in ("none", "neither") else 1.0 if w == "only one" else number_word_value(w)
+
+
+def parts_of_whole(text: str) -> list[tuple[float, float, int, int]]:
+    """(part, whole, start, end) for each count of a part of a counted whole in ``text``: "one of the three built-in
+    themes" -> (1, 3), "all three themes" -> (3, 3), "both engines" -> (2, 2), "none of the four" -> (0, 4).
+
+    Why: "adds dark mode to all three themes" against "adds dark mode to one of the three themes" states the whole's
+    figure right, so the figure checks pass it; the part is the slot that differs, and no quantifier word ("some",
+    "all") says it on the evidence side."""
+    out = []
+    for m in _PART_OF_WHOLE.finditer(text):
+        if m.group("both"):
+            out.append((2.0, 2.0, m.start(), m.end()))
+            continue
+        n = _count_value(m.group("n") or m.group("all"))
+        k = n if m.group("all") else _count_value(re.sub(r"\s+", " ", m.group("k")))
+        if n is not None and k is not None and k <= n:
+            out.append((k, n, m.start(), m.end()))
+    return out
+
+
+__all__.append("parts_of_whole")
