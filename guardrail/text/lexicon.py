@@ -70,6 +70,9 @@ def denied_bound_at(text: str, pos: int) -> bool:
     return any(m.end() == pos for m in _DENIED_BOUND.finditer(text, max(0, pos - 48), pos + 12))
 
 
+__all__ += ["denied_bound_at"]
+
+
 def without_non_negations(text: str) -> str:
     """``text`` with the phrases that look like negations but are not ("whether or not", "not only", "no more
     than", "not unreasonable", the "no" of "no room takes more than four") and the asides of relative clauses
@@ -821,3 +824,6 @@ def credential_key(phrase: str) -> str:
     "certified organic" -> "organic"."""
     key = re.sub(r"^(?:certified|fully)\s+", "", phrase.lower())
     return re.sub(r"[\s-]+", "", key)
+
+
+__all__ += ["credentials", "credential_key"]
