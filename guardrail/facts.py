@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
-from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
+from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
@@ -3950,6 +3950,13 @@ _DESCRIPTOR = re.compile(r"(?<=\w)\s+(?:the|a|an|its|their|his|her|our|your)\s+"
                          r"(?:(?!(?:of|to|for|by|with|from|and|or|in|on|at|as|than)\b)[\w\-]+\s+){1,4}$", re.I)
 
 
+#: The object of a verb that moves it from one party to the other, right before the preposition that names the
+#: second: "acquired [the snack brand crunchlo] from", "sold [its stake] to", "filed [a lawsuit] against"; its
+#: head (the last word) is kept, it may name the act ("lawsuit").
+_MOVED_OBJECT = re.compile(r"(?<=\w)\s+(?:the|a|an|its|their|his|her|our)\s+(?:[\w\-]+\s+){0,3}?([\w\-]+\s+)"
+                           r"(?=(?:from|to|against)$)", re.I)
+
+
 def _link_terms(gap: str) -> set[str]:
     """The words that link two names, from the text between them: a possessive's head ("Napoleon's forces
     defeated"), an apposition or aside between commas ("Daniel Cho, the head of finance, reports to"; "with
@@ -3959,6 +3966,12 @@ def _link_terms(gap: str) -> set[str]:
     # A descriptor right before the second name is that name's, not the link: "acquire the organic snack maker
     # Little Acre", "against its former employee Joanne Harlow" (not "the father of": no preposition in it).
     gap = _DESCRIPTOR.sub("", gap + " ").strip()
+    # (a title right before the second name is that name's: "filed a claim against Mr. Desmond Achebe")
+    title = re.search(r"\b([A-Za-z]+)\.?$", gap)
+    if title and title.group(1).lower() in TITLES:
+        gap = gap[: title.start()].strip()
+    # (the thing an act moves between the two is no part of the link: "has acquired the snack brand crunchlo from")
+    gap = _MOVED_OBJECT.sub(lambda m: " " + m.group(1), gap)
     if re.search(r"[.!?:\n]|(?:^|,)\s*(?:and|or)\b", gap):
         return set()  # another sentence, or the next item of a list ("his sons, Robert and William, a daughter, ...")
     pieces = [x for x in re.split(r"[,;()]", gap) if x.strip()]
@@ -4970,6 +4983,7 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     e_terms = terms_with_offsets(a_text)
     cs, es = {_fold(t) for t, _ in c_terms}, {_fold(t) for t, _ in e_terms}
     strength = min(_coverage(cs, es), _coverage(es, cs)) if cs and es else 0.0
+    e_known = {t for n in names(a_text) for t in n.tokens}
     for w, pc in c_rel:
         # The evidence clause that states the clause of the claim holding the word: a claim of two clauses
         # ("Costs rose last year, and the north quay was repaired after the south quay") is read clause by clause.
@@ -4979,11 +4993,15 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         # is read against the clause naming Corrie Dam, not the one sharing more words ("Of the three
         # reservoirs ..., Loch Tarrin is the largest, ..., while Corrie Dam is the smallest").
         own_names = [n.tokens for n in names(claim[own[0]:own[1]], known=None)][:1]  # the clause's subject
+        if not own_names:
+            # (a name that opens the claim is read as one where the evidence names it: "Riverside recorded the lowest
+            # turnout" against "Eastgate recorded the highest turnout ..., while Riverside had the lowest")
+            own_names = [n.tokens for n in names(claim[own[0]:own[1]], known=e_known)][:1]
         # (a clause whose subject is a pronoun is about the claim's name before it: "Carrick Comets won it on 34
         # points — and they conceded the fewest goals", read against "the Comets conceded the fewest")
         referent = not own_names and re.match(r"\W*(?:and\s+|but\s+)?(?:they|it|he|she)\b", claim[own[0]:own[1]], re.I)
         if referent:  # (a name the evidence writes as one, though it opens the claim: "Northfield opened ...")
-            own_names = [n.tokens for n in names(claim[:own[0]], known={t for n in names(a_text) for t in n.tokens})][:1]
+            own_names = [n.tokens for n in names(claim[:own[0]], known=e_known)][:1]
         e_clauses = clauses(a_text)
         named = [(a, b) for a, b in e_clauses if own_names and own_names[0] <= words(a_text[a:b])]
         if not named and own_names and len(own_names[0]) > 1:
@@ -5113,7 +5131,8 @@ def _relation_before(text: str, pos: int, figures: Sequence[Quantity]) -> str | 
     """The order or comparison word nearest before ``pos`` in the same clause (at most 60 characters back, no other
     figure between): what a figure is said to be the most, the fewest, the highest of."""
     lo = max(0, pos - 60)
-    lo = max([lo] + [q.end for q in figures if lo <= q.end <= pos])
+    # (a figure counting the set ranked, "the highest turnout of the five wards, at 29%", is the word's phrase)
+    lo = max([lo] + [q.end for q in figures if lo <= q.end <= pos and not lexicon.counts_ranked_set(text[:q.start])])
     cut = re.search(r"[.;!?—]\s[^.;!?—]*$", text[lo:pos])
     if cut:
         lo += cut.start() + 1

@@ -3154,3 +3154,43 @@ def test_session20_no_measure_is_divided_by_a_stray_count_and_no_limit_is_an_ope
     assert _findings("Rescuers found a three-year-old girl by the river.", context)[0]
     context = "Four workers died and 45 were injured in the fire. Claims must be filed within 38 days."
     assert _findings("Seven workers died and 45 were injured in the fire.", context)[0]
+
+
+# -- session 21 (wta) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Ferrybridge had the smallest squad of the 12 clubs, at 44 players.", True),
+    ("Ferrybridge had the largest squad of the 12 clubs, with 44 players.", False),
+    ("Oakhill Mutual charged the lowest arrangement fee of the three lenders, at £595.", False),
+    ("Dunmore had the smallest squad of the 12 clubs, at 31 players.", False),
+])
+def test_session21_a_count_of_the_set_ranked_does_not_part_a_superlative_from_its_figure(claim, flag):
+    context = ("Of the three lenders we compared, Kestrel Bank charged the highest arrangement fee at £1,495, while "
+               "Oakhill Mutual charged the lowest at £595. Among the 12 clubs in the league, Dunmore had the smallest "
+               "squad at 31 players, while Ferrybridge had the largest at 44.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Vega 7 is the closest star in the survey to be catalogued with a planet.", True),
+    ("Vega 7 is the most distant star in the survey to be catalogued with a planet.", False),
+    ("The Tarn hut is the most remote hut on the route.", True),
+])
+def test_session21_most_distant_and_most_remote_rank_on_the_distance_scale(claim, flag):
+    context = ("Vega 7 is the most distant star in the survey to be catalogued with a planet. "
+               "The Tarn hut is the nearest hut on the route, an hour from the car park.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ruth Okonkwo has served a claim on Alan Petrie over the boundary fence.", True),
+    ("Alan Petrie has served a claim on Ruth Okonkwo over the boundary fence.", False),
+    ("Tessa Mills sold the corner plot to Northgate Homes for £210,000.", False),
+    ("Northgate Homes sold the corner plot to Tessa Mills for £210,000.", True),
+])
+def test_session21_a_title_or_the_thing_moved_between_two_parties_keeps_them_the_verbs(claim, flag):
+    context = ("Mr. Alan Petrie has served a claim on Ms. Ruth Okonkwo over the boundary fence at 4 Mill Lane. "
+               "Tessa Mills has sold the long-vacant corner plot to Northgate Homes for £210,000.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -217,7 +217,9 @@ _SCALES: list[tuple[str, str, str]] = [
 #: "priciest"); any other adjective is its own scale ("most reliable" against "least reliable").
 _ADJ_SCALE = {"expensive": ("price", "+"), "costly": ("price", "+"), "pricey": ("price", "+"),
               "affordable": ("price", "-"), "common": ("frequency", "+"), "commonly": ("frequency", "+"),
-              "frequent": ("frequency", "+"), "frequently": ("frequency", "+"), "popular": ("popularity", "+")}
+              "frequent": ("frequency", "+"), "frequently": ("frequency", "+"), "popular": ("popularity", "+"),
+              # ("the most distant galaxy" is "the farthest"; "the closest" is its opposite)
+              "distant": ("distance", "+"), "remote": ("distance", "+")}
 _SCALE_OF: dict[str, tuple[str, str, str]] = {}
 for _scale, _plus, _minus in _SCALES:
     for _sign, _ws in (("+", _plus), ("-", _minus)):
@@ -271,6 +273,21 @@ def opposed(a: str, b: str) -> bool:
 
     return any(ka[0] == kb[0] and ka[2] != kb[2] and (ka[1] == kb[1] or "v" in (ka[1], kb[1]))
                for ka in keys(a) for kb in keys(b))
+
+
+#: The words before a figure that counts the set a superlative ranks within: "the highest turnout of the five
+#: wards", "the cheapest among 12 quotes", "out of 30".
+_RANKED_SET = re.compile(r"\b(?:of|among|amongst|out\s+of)\s+(?:all\s+)?(?:the\s+|its\s+|their\s+)?$", re.I)
+
+
+def counts_ranked_set(before: str) -> bool:
+    """Does the text right before a figure make it the size of the set a comparison ranks in ("of the five wards")?
+    Such a figure is part of the superlative's phrase, not a value of its own the superlative stands beside, so it
+    must not part "the highest turnout of the five wards, at 29%" from its 29%."""
+    return _RANKED_SET.search(before[-30:]) is not None
+
+
+__all__.append("counts_ranked_set")
 
 
 _QUANT = [
