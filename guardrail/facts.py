@@ -453,6 +453,7 @@ def check_facts(
             record_home = tuple(sorted((k for k in range(len(parsed)) if k not in others), key=lambda k: -held[k]))
     _numbers(c, sents, scores, support, near, out, conf, question or "", record_home, others, single)
     _dates(c, sents, support, near, out, conf, scores)
+    _weekday_figure(c, sents, out, conf)
     c_names = names(claim, known)
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
         c_names = [Name(0, 0, subject)] + c_names
@@ -492,6 +493,8 @@ def check_facts(
         _piece_direction(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_flips(resolved, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _denied_by_noun(resolved, sents, out, conf)
     weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
     if not any(d.slot in _POLARITY for d in out.differences) or weak:
         # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the
@@ -541,6 +544,7 @@ def check_facts(
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
+    _figure_swapped(claim, c, sents, known, out, conf)
     _time_label_moved(claim, c, sents, out, conf)
     # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
     # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
@@ -2320,6 +2324,57 @@ def _weekday_times(c: _Parsed, sents) -> list[tuple[int, TimeValue]]:
     return out
 
 
+def _day_pieces(p: _Parsed) -> list[tuple[int, int, int]]:
+    """(weekday, start, end) of each piece of ``p`` (between commas and semicolons) that names one weekday alone:
+    what a timetable says of that day ("On Saturdays the interval extends to 60 minutes, and the Sunday service
+    runs every 90 minutes")."""
+    bounds = [0] + [x for m in _COMMA_PIECE.finditer(p.text) for x in (m.start(), m.end())] + [len(p.text)]
+    out = []
+    for a, b in zip(bounds[::2], bounds[1::2]):
+        named = {d.weekday for d in p.dates if a <= d.start < b and d.weekday is not None}
+        if len(named) == 1:
+            out.append((next(iter(named)), a, b))
+    return out
+
+
+def _interval_like(q: Quantity, e: Quantity) -> bool:
+    """Figures of one slot, a frequency's period counting as a duration ("every 90 minutes" / "an interval of
+    60 minutes")."""
+    return _comparable(q, e) or {q.kind, e.kind} == {"frequency", "time"}
+
+
+def _weekday_figure(c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A figure the context gives another weekday, said of the claim's one weekday: "the ferry leaves every 90
+    minutes on a Saturday" where "On Saturdays the interval extends to 60 minutes, and the Sunday service runs
+    every 90 minutes". Read only where the claim names one weekday in the figure's clause, a piece of the context
+    naming that day alone states another figure of the same slot, and the claim's figure is stated only in pieces
+    naming another day (both ownerships written down: no guess at what a figure is said of)."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    days = {d.weekday for d in c.dates if d.weekday is not None}
+    if len(days) != 1 or not c.quantities or any(d.day is not None or d.month is not None for d in c.dates):
+        return
+    (day,) = days
+    at = next(d.start for d in c.dates if d.weekday is not None)
+    for q in c.quantities[:6]:
+        if q.kind in ("ordinal", "change") or not any(a <= q.start < b and a <= at < b for a, b in clauses(c.text)):
+            continue
+        own: list[tuple[EvidenceSentence, int, Quantity]] = []
+        other: list[tuple[EvidenceSentence, int, Quantity]] = []
+        for _, sent, p in sents:
+            for wd, a, b in _day_pieces(p):
+                figs = [e for e in p.quantities if a <= e.start < b and _interval_like(q, e)]
+                (own if wd == day else other).extend((sent, wd, e) for e in figs)
+        if not own or any(_equivalent(q, e) for _, _, e in own):
+            continue
+        borrowed = [(sent, e) for sent, wd, e in other if _equivalent(q, e)]
+        if borrowed:
+            sent, _, e = own[0]
+            out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sent, e.start, e.end), confidence=conf["number"]))
+            return
+
+
 #: A line of a flattened record ("review_date: 2014-11-29"): its keys repeat on every record, so two of a claim's
 #: words beside a date there do not say it is the claim's.
 _RECORD_LINE = re.compile(r"^\s*[\w .\-\[\]]{1,40}:\s|\b[a-z]+_[a-z]+\b")
@@ -3477,6 +3532,73 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
             break
 
 
+@functools.lru_cache(maxsize=4096)
+def _figure_owners(text: str, known: frozenset[str]) -> tuple[tuple[frozenset[str], str, int], ...]:
+    """(owner's words, owner as written, index of the figure in ``_parse(text).quantities``) for each figure of a
+    sentence written right after a name that is its own: "Priya Okafor (Green) won with 11,204 votes, ahead of
+    Tom Beddoes (Conservative) on 9,877". The owner is the nearest name before the figure, a bracketed aside left
+    out ("(Green)" is Okafor's party, not an owner), at most six words and no other figure or sentence break
+    between. Cached by the sentence: every claim of an answer reads the same ones."""
+    p = _parse(text)
+    blank = _BRACKETED.sub(lambda m: " " * len(m.group(0)), text)
+    ns = [n for n in names(blank, set(known)) if n.tokens - _TITLES]
+    out = []
+    for i, e in enumerate(p.quantities):
+        n = max((n for n in ns if n.end <= e.start), key=lambda n: n.end, default=None)
+        if n is None:
+            continue
+        gap = blank[n.end:e.start]
+        if re.search(r"[.;:!?]", gap) or len(re.findall(r"[\w'’\-]+", gap)) > 6 \
+                or any(n.end <= o.start < e.start for o in p.quantities):
+            continue
+        out.append((n.tokens - _TITLES, n.text, i))
+    return tuple(out)
+
+
+def _figure_swapped(claim: str, c: _Parsed, sents, known: set[str], out: FactCheck, conf) -> None:
+    """A figure the context writes after one name, given to another that the context gives a figure of its own
+    of the same kind: "Tom Beddoes came second with 11,204 votes" where "Priya Okafor (Green) won with 11,204
+    votes, ahead of Tom Beddoes (Conservative) on 9,877". Counts too (``_figure_of_another`` reads measures
+    only), since both ownerships are written down. The claim's party is the nearest name before its figure that
+    owns a figure in the context ("for the Conservatives" owns none); a figure said as a gap, a sum or a share
+    ("1,327 votes behind Okafor") is left alone."""
+    if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
+        return
+    qs = [q for q in c.quantities[:8] if q.kind not in ("", "ordinal", "change", "percent", "points")]
+    if not qs:
+        return
+    c_names = [n for n in names(claim, known) if n.tokens - _TITLES]
+    if not c_names or not any(n.end <= q.start for n in c_names for q in qs):
+        return
+    frozen = frozenset(known)
+    owned = [(tokens, written, sent, p.quantities[i]) for _, sent, p in sents
+             for tokens, written, i in _figure_owners(p.text, frozen)]
+    if len({w for _, w, _, _ in owned}) < 2:
+        return
+    for q in qs:
+        # (the claim's party: the nearest name before the figure that owns a figure in the context)
+        mine = max((n for n in c_names if n.end <= q.start and any((n.tokens - _TITLES) & t for t, _, _, _ in owned)),
+                   key=lambda n: n.end, default=None)
+        if mine is None:
+            continue
+        clause = next(((a, b) for a, b in clauses(claim) if a <= q.start < b), (0, len(claim)))
+        if mine.start < clause[0] or lexicon.relative_figure(claim[mine.end:clause[1]]) \
+                or re.search(r"[,;]|\b(?:who|which|whose|that)\b", claim[mine.end:q.start], re.I):
+            continue  # (a gap or a sum, or the figure of a clause of its own)
+        me = mine.tokens - _TITLES
+        own = [e for t, _, _, e in owned if me & t and _comparable(q, e)]
+        if not own or any(_equivalent(q, e) for e in own):
+            continue
+        theirs = [(w, sent, e) for t, w, sent, e in owned if not me & t and _equivalent(q, e)
+                  and not any(t & (n.tokens - _TITLES) for n in c_names if n is not mine)]
+        if theirs:
+            w, sent, e = theirs[0]
+            out.differences.append(Difference(
+                slot="moved", claim_value=f"{q.text} for {mine.text}", evidence_value=f"{e.text} for {w}",
+                evidence_span=_span(sent, e.start, e.end), confidence=conf["moved"]))
+            return
+
+
 def _leads(text: str, n: Name, words_before: int = 1) -> bool:
     """Name ``n`` opens ``text`` (after at most ``words_before`` words: "Hawks goalkeeper Sam Ito saved")."""
     return n.end > n.start and len(re.findall(r"[\w'’\-]+", text[: n.start])) <= words_before
@@ -4439,6 +4561,51 @@ _SITE_GLUE = frozenset(stem(w) for w in "be been being get got become becomes be
 #: A condition anywhere before a cue in its sentence: "if you earn too much, you cannot contribute" is a case.
 _SITE_CONDITION = re.compile(r"\b(?:if|unless|whether|when|in\s+case|provided)\b", re.I)
 _SITE_LEN = 2
+
+
+@functools.lru_cache(maxsize=16384)
+def _denials_of(sentence: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """(subject's words, the act's folded noun) for each "<subject> raised no objection" of a sentence: the
+    content words before the light verb in its piece (at most three), folded. Cached by the sentence."""
+    if " no " not in sentence.lower():
+        return ()
+    p = _parse(sentence)
+    out = []
+    for start, _, noun in lexicon.denied_acts(sentence):
+        a, _ = _piece_bounds(sentence, start)
+        subject = [_fold(t) for t, q in p.terms if a <= q < start and not t[0].isdigit() and t not in _SITE_GLUE][-3:]
+        if subject:
+            out.append((frozenset(subject), _fold(stem(noun))))
+    return tuple(out)
+
+
+def _denied_by_noun(claim: str, sents, out: FactCheck, conf) -> None:
+    """An act the context denies of a party with a noun ("Highways officers raised no objection"), said of it as
+    done ("Highways officers objected ..."): the verb and the noun fold to one word, every word of the context's
+    subject comes before it in the claim's piece, and nothing denies it there. Silent when a piece of the context
+    says the party did it after all ("... but later objected")."""
+    if any(d.slot in _POLARITY for d in out.differences):
+        return
+    denials = [(s, subj, act) for _, s, p in sents for subj, act in _denials_of(p.text)]
+    if not denials:
+        return
+    c = _parse(claim)
+    folded = [(_fold(t), q) for t, q in c.terms if not t[0].isdigit()]
+    for s, subj, act in denials:
+        for i, (t, q) in enumerate(folded):
+            if t != act:
+                continue
+            a, _ = _piece_bounds(claim, q)
+            before = {x for x, y in folded[:i] if y >= a}
+            if not subj <= before or lexicon.DENYING.search(lexicon.without_non_negations(claim[a:q])):
+                continue
+            if any(_affirmed(p, (sorted(subj)[0], act)) and subj <= {_fold(x) for x, _ in p.terms} for _, _, p in sents):
+                return  # the context says the party did it too
+            # (the party and its act, the very words the context denies: graded as a flip of the same words)
+            out.differences.append(Difference(slot="negation", claim_value=f"(affirmative) {claim[q:].split()[0]}",
+                                              evidence_value=f"no {act}", evidence_span=_span(s),
+                                              confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+            return
 
 
 def _piece_bounds(text: str, pos: int) -> tuple[int, int]:

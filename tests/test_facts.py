@@ -3194,3 +3194,40 @@ def test_session21_a_title_or_the_thing_moved_between_two_parties_keeps_them_the
                "Tessa Mills has sold the long-vacant corner plot to Northgate Homes for £210,000.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The shuttle runs every 45 minutes on a Saturday.", True),
+    ("On a Saturday the shuttle runs every 30 minutes.", False),
+    ("The Sunday shuttle comes every 45 minutes.", False),
+])
+def test_session21_a_figure_the_context_gives_another_weekday(claim, flag):
+    context = ("The campus shuttle runs every 20 minutes on weekdays. On Saturdays the gap between buses grows to 30 "
+               "minutes, and the Sunday shuttle runs every 45 minutes from 10:00.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Aurora Jensen came second for the Ravens with 7,880 rating points.", True),
+    ("Aurora Jensen came second for the Ravens with 7,115 rating points.", False),
+    ("Malik Osei won for the Kestrels with 7,880 rating points.", False),
+])
+def test_session21_a_count_written_after_one_name_given_to_another_with_its_own(claim, flag):
+    context = ("At the county chess open, Malik Osei (Kestrels) won with 7,880 rating points, ahead of Aurora Jensen "
+               "(Ravens) on 7,115 and Theo Marsh (Pumas) on 6,940. Osei's lead was 765.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The school governors complained about the noise from the new bus depot.", True),
+    ("Residents of Mill Street complained about the depot noise, but the school governors did not.", False),
+    ("The school governors made no complaint about the depot.", False),
+    ("Mill Street residents complained about the noise.", False),
+])
+def test_session21_an_act_the_context_denies_with_a_noun(claim, flag):
+    context = ("Residents of Mill Street complained about the noise from the new bus depot. The school governors made "
+               "no complaint, and the depot opened in March.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
