@@ -551,6 +551,7 @@ def check_facts(
     about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
     _segment_moved(about, c if about is claim else _parse(about), sents, known, out, conf)
     _label_moved(claim, sents, known, out, conf)
+    _code_moved(about, sents, out, conf)
     _superseded_holder(claim, c, c_names, sents, known, out, conf, _parse(question).term_set if question else frozenset())
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
@@ -2556,6 +2557,51 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
                                                   evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))
                 break
+
+
+def _code_moved(claim: str, sents, out: FactCheck, conf) -> None:
+    """A graded code the context gives one of two things in one sentence, said of the other: "12 Linden Close
+    falls in council tax band E" where "Number 12 is in council tax band D and number 14 in band E". The pieces
+    of the sentence (between commas, "and", "but", "while") each hold one code of the label; the claim names the
+    identifier (a figure or a name's word: "12") of the piece whose code differs, and none of the piece whose
+    code it states. ``_codes`` reads only codes the context never writes."""
+    if any(d.kind == "mismatch" and d.slot in ("entity", "moved") for d in out.differences):
+        return
+    mine = [x for x in codes(claim) if " " in x.text]
+    if not mine:
+        return
+    said = {t for t, _ in _parse(claim).terms}
+    for x in mine:
+        label = x.text.split()[0].lower()
+        if sum(1 for y in mine if y.text.split()[0].lower() == label) > 1:
+            continue  # (the claim gives several codes of the label: it may tell them apart itself)
+        for _, sent, p in sents:
+            found = [y for y in codes(p.text) if " " in y.text and y.text.split()[0].lower() == label]
+            hit = next((y for y in found if y.text.lower() == x.text.lower()), None)
+            if hit is None or len(found) < 2:
+                continue
+            bounds = [0] + [v for m in _DAY_PIECE.finditer(p.text) for v in (m.start(), m.end())] + [len(p.text)]
+            pieces = list(zip(bounds[::2], bounds[1::2]))
+
+            def piece(pos: int) -> tuple[int, int]:
+                return next(((a, b) for a, b in pieces if a <= pos < b), (0, len(p.text)))
+
+            def ids(a: int, b: int, code: Name) -> set[str]:
+                # (a piece's identifiers: its figures and the words of its names, the code's own words left out)
+                named = {t for n in names(p.text[a:b]) for t in n.tokens}
+                return {t for t, q in p.terms if a <= q < b and not code.start <= q < code.end
+                        and (any(ch.isdigit() for ch in t) or t in named)}
+            xa, xb = piece(hit.start)
+            theirs = ids(xa, xb, hit)
+            for o in found:
+                oa, ob = piece(o.start)
+                if o.text.lower() == x.text.lower() or (oa, ob) == (xa, xb):
+                    continue
+                own = ids(oa, ob, o)
+                if (own - theirs) & said and not (theirs - own) & said and theirs - own:
+                    out.differences.append(Difference(slot="moved", claim_value=x.text, evidence_value=o.text,
+                                                      evidence_span=_span(sent, oa, ob), confidence=conf["moved"]))
+                    return
 
 
 def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf, known,

@@ -3231,3 +3231,23 @@ def test_session21_an_act_the_context_denies_with_a_noun(claim, flag):
                "no complaint, and the depot opened in March.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Pitch 21 pays rent band D.", True),
+    ("Pitch 21 is in rent band B.", False),
+    ("The two pitches pay rent bands B and D.", False),
+])
+def test_session21_a_graded_code_the_context_gives_the_other_of_two(claim, flag):
+    context = "Both stalls are on the east side of the market. Pitch 21 pays rent band B and pitch 23 band D."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session21_an_address_number_stays_with_the_pronouns_referent():
+    from guardrail.claims import sentence_subject
+    assert sentence_subject("7 Harbour Row is a two-bedroom cottage with a yard.") == "7 Harbour Row"
+    context = ("7 Harbour Row is a two-bedroom cottage. 9 Harbour Row has three bedrooms. "
+               "Number 7 is in council tax band B and number 9 in band C.")
+    assert _findings("it is in council tax band C.", context, subject="7 Harbour Row")[0]
+    assert not _findings("it is in council tax band B.", context, subject="7 Harbour Row")[0]
