@@ -3588,8 +3588,12 @@ def _figure_owners(text: str, known: frozenset[str]) -> tuple[tuple[frozenset[st
     p = _parse(text)
     blank = _BRACKETED.sub(lambda m: " " * len(m.group(0)), text)
     ns = [n for n in names(blank, set(known)) if n.tokens - _TITLES]
-    out = []
+    out: list[tuple[frozenset[str], str, int]] = []
     for i, e in enumerate(p.quantities):
+        prev = p.quantities[i - 1] if i else None
+        if prev is not None and out and out[-1][2] == i - 1 and _RANGE_DASH.fullmatch(text, prev.end, e.start):
+            out.append((out[-1][0], out[-1][1], i))  # (the other end of its range: "within 3–4 business days")
+            continue
         n = max((n for n in ns if n.end <= e.start), key=lambda n: n.end, default=None)
         if n is None:
             continue

@@ -3251,3 +3251,9 @@ def test_session21_an_address_number_stays_with_the_pronouns_referent():
                "Number 7 is in council tax band B and number 9 in band C.")
     assert _findings("it is in council tax band C.", context, subject="7 Harbour Row")[0]
     assert not _findings("it is in council tax band B.", context, subject="7 Harbour Row")[0]
+
+
+def test_session21_the_other_end_of_a_range_is_its_owners_figure():
+    context = ("Most orders to Leeds arrive within 2–3 working days, though delays are possible in December. "
+               "Orders to Belfast usually take 3–5 days.")
+    assert not _findings("Most orders to Leeds should arrive within 2–3 working days.", context)[0]
