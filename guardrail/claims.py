@@ -941,7 +941,9 @@ def sentence_subject(text: str) -> str | None:
     if len(text[: first.start].split()) <= 1:
         # "Acme Cloud's chief financial officer, Daniel Osei, told ...": the subject is the officer, named after.
         apposed = _POSSESSIVE_APPOSED.match(text, first.end)
-        return apposed.group(1) if apposed else first.text
+        # (an address's number is part of its name: "12 Linden Close" is not the "14 Linden Close" next door)
+        number = re.fullmatch(r"\s*(\d{1,5}[A-Za-z]?)\s+", text[: first.start])
+        return apposed.group(1) if apposed else f"{number.group(1)} {first.text}" if number else first.text
     # "The listing with allocated parking is Flat 6, Mercer Court, ...": the name the sentence says it is.
     return first.text if _NAMED_AS.fullmatch(text[: first.start]) else None
 

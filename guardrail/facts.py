@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
-from .text.names import Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
+from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
@@ -454,6 +454,7 @@ def check_facts(
             record_home = tuple(sorted((k for k in range(len(parsed)) if k not in others), key=lambda k: -held[k]))
     _numbers(c, sents, scores, support, near, out, conf, question or "", record_home, others, single)
     _dates(c, sents, support, near, out, conf, scores)
+    _weekday_figure(c, sents, out, conf)
     c_names = names(claim, known)
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
         c_names = [Name(0, 0, subject)] + c_names
@@ -493,6 +494,8 @@ def check_facts(
         _piece_direction(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_flips(resolved, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _denied_by_noun(resolved, sents, out, conf)
     weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
     if not any(d.slot in _POLARITY for d in out.differences) or weak:
         # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the
@@ -546,12 +549,14 @@ def check_facts(
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
+    _figure_swapped(claim, c, sents, known, out, conf)
     _time_label_moved(claim, c, sents, out, conf)
     # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
     # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
     about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
     _segment_moved(about, c if about is claim else _parse(about), sents, known, out, conf)
     _label_moved(claim, sents, known, out, conf)
+    _code_moved(about, sents, out, conf)
     _superseded_holder(claim, c, c_names, sents, known, out, conf, _parse(question).term_set if question else frozenset())
     _attributes(claim, c_terms, sents, idf, out, conf)
     _certainty(claim, c_terms, sents, idf, out, conf)
@@ -2375,6 +2380,57 @@ def _weekday_times(c: _Parsed, sents) -> list[tuple[int, TimeValue]]:
     return out
 
 
+def _day_pieces(p: _Parsed) -> list[tuple[int, int, int]]:
+    """(weekday, start, end) of each piece of ``p`` (between commas and semicolons) that names one weekday alone:
+    what a timetable says of that day ("On Saturdays the interval extends to 60 minutes, and the Sunday service
+    runs every 90 minutes")."""
+    bounds = [0] + [x for m in _COMMA_PIECE.finditer(p.text) for x in (m.start(), m.end())] + [len(p.text)]
+    out = []
+    for a, b in zip(bounds[::2], bounds[1::2]):
+        named = {d.weekday for d in p.dates if a <= d.start < b and d.weekday is not None}
+        if len(named) == 1:
+            out.append((next(iter(named)), a, b))
+    return out
+
+
+def _interval_like(q: Quantity, e: Quantity) -> bool:
+    """Figures of one slot, a frequency's period counting as a duration ("every 90 minutes" / "an interval of
+    60 minutes")."""
+    return _comparable(q, e) or {q.kind, e.kind} == {"frequency", "time"}
+
+
+def _weekday_figure(c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A figure the context gives another weekday, said of the claim's one weekday: "the ferry leaves every 90
+    minutes on a Saturday" where "On Saturdays the interval extends to 60 minutes, and the Sunday service runs
+    every 90 minutes". Read only where the claim names one weekday in the figure's clause, a piece of the context
+    naming that day alone states another figure of the same slot, and the claim's figure is stated only in pieces
+    naming another day (both ownerships written down: no guess at what a figure is said of)."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    days = {d.weekday for d in c.dates if d.weekday is not None}
+    if len(days) != 1 or not c.quantities or any(d.day is not None or d.month is not None for d in c.dates):
+        return
+    (day,) = days
+    at = next(d.start for d in c.dates if d.weekday is not None)
+    for q in c.quantities[:6]:
+        if q.kind in ("ordinal", "change") or not any(a <= q.start < b and a <= at < b for a, b in clauses(c.text)):
+            continue
+        own: list[tuple[EvidenceSentence, int, Quantity]] = []
+        other: list[tuple[EvidenceSentence, int, Quantity]] = []
+        for _, sent, p in sents:
+            for wd, a, b in _day_pieces(p):
+                figs = [e for e in p.quantities if a <= e.start < b and _interval_like(q, e)]
+                (own if wd == day else other).extend((sent, wd, e) for e in figs)
+        if not own or any(_equivalent(q, e) for _, _, e in own):
+            continue
+        borrowed = [(sent, e) for sent, wd, e in other if _equivalent(q, e)]
+        if borrowed:
+            sent, _, e = own[0]
+            out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sent, e.start, e.end), confidence=conf["number"]))
+            return
+
+
 #: A line of a flattened record ("review_date: 2014-11-29"): its keys repeat on every record, so two of a claim's
 #: words beside a date there do not say it is the claim's.
 _RECORD_LINE = re.compile(r"^\s*[\w .\-\[\]]{1,40}:\s|\b[a-z]+_[a-z]+\b")
@@ -2559,6 +2615,51 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
                                                   evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))
                 break
+
+
+def _code_moved(claim: str, sents, out: FactCheck, conf) -> None:
+    """A graded code the context gives one of two things in one sentence, said of the other: "12 Linden Close
+    falls in council tax band E" where "Number 12 is in council tax band D and number 14 in band E". The pieces
+    of the sentence (between commas, "and", "but", "while") each hold one code of the label; the claim names the
+    identifier (a figure or a name's word: "12") of the piece whose code differs, and none of the piece whose
+    code it states. ``_codes`` reads only codes the context never writes."""
+    if any(d.kind == "mismatch" and d.slot in ("entity", "moved") for d in out.differences):
+        return
+    mine = [x for x in codes(claim) if " " in x.text]
+    if not mine:
+        return
+    said = {t for t, _ in _parse(claim).terms}
+    for x in mine:
+        label = x.text.split()[0].lower()
+        if sum(1 for y in mine if y.text.split()[0].lower() == label) > 1:
+            continue  # (the claim gives several codes of the label: it may tell them apart itself)
+        for _, sent, p in sents:
+            found = [y for y in codes(p.text) if " " in y.text and y.text.split()[0].lower() == label]
+            hit = next((y for y in found if y.text.lower() == x.text.lower()), None)
+            if hit is None or len(found) < 2:
+                continue
+            bounds = [0] + [v for m in _DAY_PIECE.finditer(p.text) for v in (m.start(), m.end())] + [len(p.text)]
+            pieces = list(zip(bounds[::2], bounds[1::2]))
+
+            def piece(pos: int) -> tuple[int, int]:
+                return next(((a, b) for a, b in pieces if a <= pos < b), (0, len(p.text)))
+
+            def ids(a: int, b: int, code: Name) -> set[str]:
+                # (a piece's identifiers: its figures and the words of its names, the code's own words left out)
+                named = {t for n in names(p.text[a:b]) for t in n.tokens}
+                return {t for t, q in p.terms if a <= q < b and not code.start <= q < code.end
+                        and (any(ch.isdigit() for ch in t) or t in named)}
+            xa, xb = piece(hit.start)
+            theirs = ids(xa, xb, hit)
+            for o in found:
+                oa, ob = piece(o.start)
+                if o.text.lower() == x.text.lower() or (oa, ob) == (xa, xb):
+                    continue
+                own = ids(oa, ob, o)
+                if (own - theirs) & said and not (theirs - own) & said and theirs - own:
+                    out.differences.append(Difference(slot="moved", claim_value=x.text, evidence_value=o.text,
+                                                      evidence_span=_span(sent, oa, ob), confidence=conf["moved"]))
+                    return
 
 
 def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf, known,
@@ -3556,6 +3657,77 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
             break
 
 
+@functools.lru_cache(maxsize=4096)
+def _figure_owners(text: str, known: frozenset[str]) -> tuple[tuple[frozenset[str], str, int], ...]:
+    """(owner's words, owner as written, index of the figure in ``_parse(text).quantities``) for each figure of a
+    sentence written right after a name that is its own: "Priya Okafor (Green) won with 11,204 votes, ahead of
+    Tom Beddoes (Conservative) on 9,877". The owner is the nearest name before the figure, a bracketed aside left
+    out ("(Green)" is Okafor's party, not an owner), at most six words and no other figure or sentence break
+    between. Cached by the sentence: every claim of an answer reads the same ones."""
+    p = _parse(text)
+    blank = _BRACKETED.sub(lambda m: " " * len(m.group(0)), text)
+    ns = [n for n in names(blank, set(known)) if n.tokens - _TITLES]
+    out: list[tuple[frozenset[str], str, int]] = []
+    for i, e in enumerate(p.quantities):
+        prev = p.quantities[i - 1] if i else None
+        if prev is not None and out and out[-1][2] == i - 1 and _RANGE_DASH.fullmatch(text, prev.end, e.start):
+            out.append((out[-1][0], out[-1][1], i))  # (the other end of its range: "within 3–4 business days")
+            continue
+        n = max((n for n in ns if n.end <= e.start), key=lambda n: n.end, default=None)
+        if n is None:
+            continue
+        gap = blank[n.end:e.start]
+        if re.search(r"[.;:!?]", gap) or len(re.findall(r"[\w'’\-]+", gap)) > 6 \
+                or any(n.end <= o.start < e.start for o in p.quantities):
+            continue
+        out.append((n.tokens - _TITLES, n.text, i))
+    return tuple(out)
+
+
+def _figure_swapped(claim: str, c: _Parsed, sents, known: set[str], out: FactCheck, conf) -> None:
+    """A figure the context writes after one name, given to another that the context gives a figure of its own
+    of the same kind: "Tom Beddoes came second with 11,204 votes" where "Priya Okafor (Green) won with 11,204
+    votes, ahead of Tom Beddoes (Conservative) on 9,877". Counts too (``_figure_of_another`` reads measures
+    only), since both ownerships are written down. The claim's party is the nearest name before its figure that
+    owns a figure in the context ("for the Conservatives" owns none); a figure said as a gap, a sum or a share
+    ("1,327 votes behind Okafor") is left alone."""
+    if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
+        return
+    qs = [q for q in c.quantities[:8] if q.kind not in ("", "ordinal", "change", "percent", "points")]
+    if not qs:
+        return
+    c_names = [n for n in names(claim, known) if n.tokens - _TITLES]
+    if not c_names or not any(n.end <= q.start for n in c_names for q in qs):
+        return
+    frozen = frozenset(known)
+    owned = [(tokens, written, sent, p.quantities[i]) for _, sent, p in sents
+             for tokens, written, i in _figure_owners(p.text, frozen)]
+    if len({w for _, w, _, _ in owned}) < 2:
+        return
+    for q in qs:
+        # (the claim's party: the nearest name before the figure that owns a figure in the context)
+        mine = max((n for n in c_names if n.end <= q.start and any((n.tokens - _TITLES) & t for t, _, _, _ in owned)),
+                   key=lambda n: n.end, default=None)
+        if mine is None:
+            continue
+        clause = next(((a, b) for a, b in clauses(claim) if a <= q.start < b), (0, len(claim)))
+        if mine.start < clause[0] or lexicon.relative_figure(claim[mine.end:clause[1]]) \
+                or re.search(r"[,;]|\b(?:who|which|whose|that)\b", claim[mine.end:q.start], re.I):
+            continue  # (a gap or a sum, or the figure of a clause of its own)
+        me = mine.tokens - _TITLES
+        own = [e for t, _, _, e in owned if me & t and _comparable(q, e)]
+        if not own or any(_equivalent(q, e) for e in own):
+            continue
+        theirs = [(w, sent, e) for t, w, sent, e in owned if not me & t and _equivalent(q, e)
+                  and not any(t & (n.tokens - _TITLES) for n in c_names if n is not mine)]
+        if theirs:
+            w, sent, e = theirs[0]
+            out.differences.append(Difference(
+                slot="moved", claim_value=f"{q.text} for {mine.text}", evidence_value=f"{e.text} for {w}",
+                evidence_span=_span(sent, e.start, e.end), confidence=conf["moved"]))
+            return
+
+
 def _leads(text: str, n: Name, words_before: int = 1) -> bool:
     """Name ``n`` opens ``text`` (after at most ``words_before`` words: "Hawks goalkeeper Sam Ito saved")."""
     return n.end > n.start and len(re.findall(r"[\w'’\-]+", text[: n.start])) <= words_before
@@ -4029,6 +4201,13 @@ _DESCRIPTOR = re.compile(r"(?<=\w)\s+(?:the|a|an|its|their|his|her|our|your)\s+"
                          r"(?:(?!(?:of|to|for|by|with|from|and|or|in|on|at|as|than)\b)[\w\-]+\s+){1,4}$", re.I)
 
 
+#: The object of a verb that moves it from one party to the other, right before the preposition that names the
+#: second: "acquired [the snack brand crunchlo] from", "sold [its stake] to", "filed [a lawsuit] against"; its
+#: head (the last word) is kept, it may name the act ("lawsuit").
+_MOVED_OBJECT = re.compile(r"(?<=\w)\s+(?:the|a|an|its|their|his|her|our)\s+(?:[\w\-]+\s+){0,3}?([\w\-]+\s+)"
+                           r"(?=(?:from|to|against)$)", re.I)
+
+
 def _link_terms(gap: str) -> set[str]:
     """The words that link two names, from the text between them: a possessive's head ("Napoleon's forces
     defeated"), an apposition or aside between commas ("Daniel Cho, the head of finance, reports to"; "with
@@ -4038,6 +4217,12 @@ def _link_terms(gap: str) -> set[str]:
     # A descriptor right before the second name is that name's, not the link: "acquire the organic snack maker
     # Little Acre", "against its former employee Joanne Harlow" (not "the father of": no preposition in it).
     gap = _DESCRIPTOR.sub("", gap + " ").strip()
+    # (a title right before the second name is that name's: "filed a claim against Mr. Desmond Achebe")
+    title = re.search(r"\b([A-Za-z]+)\.?$", gap)
+    if title and title.group(1).lower() in TITLES:
+        gap = gap[: title.start()].strip()
+    # (the thing an act moves between the two is no part of the link: "has acquired the snack brand crunchlo from")
+    gap = _MOVED_OBJECT.sub(lambda m: " " + m.group(1), gap)
     if re.search(r"[.!?:\n]|(?:^|,)\s*(?:and|or)\b", gap):
         return set()  # another sentence, or the next item of a list ("his sons, Robert and William, a daughter, ...")
     pieces = [x for x in re.split(r"[,;()]", gap) if x.strip()]
@@ -4507,6 +4692,51 @@ _SITE_GLUE = frozenset(stem(w) for w in "be been being get got become becomes be
 #: A condition anywhere before a cue in its sentence: "if you earn too much, you cannot contribute" is a case.
 _SITE_CONDITION = re.compile(r"\b(?:if|unless|whether|when|in\s+case|provided)\b", re.I)
 _SITE_LEN = 2
+
+
+@functools.lru_cache(maxsize=16384)
+def _denials_of(sentence: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """(subject's words, the act's folded noun) for each "<subject> raised no objection" of a sentence: the
+    content words before the light verb in its piece (at most three), folded. Cached by the sentence."""
+    if " no " not in sentence.lower():
+        return ()
+    p = _parse(sentence)
+    out = []
+    for start, _, noun in lexicon.denied_acts(sentence):
+        a, _ = _piece_bounds(sentence, start)
+        subject = [_fold(t) for t, q in p.terms if a <= q < start and not t[0].isdigit() and t not in _SITE_GLUE][-3:]
+        if subject:
+            out.append((frozenset(subject), _fold(stem(noun))))
+    return tuple(out)
+
+
+def _denied_by_noun(claim: str, sents, out: FactCheck, conf) -> None:
+    """An act the context denies of a party with a noun ("Highways officers raised no objection"), said of it as
+    done ("Highways officers objected ..."): the verb and the noun fold to one word, every word of the context's
+    subject comes before it in the claim's piece, and nothing denies it there. Silent when a piece of the context
+    says the party did it after all ("... but later objected")."""
+    if any(d.slot in _POLARITY for d in out.differences):
+        return
+    denials = [(s, subj, act) for _, s, p in sents for subj, act in _denials_of(p.text)]
+    if not denials:
+        return
+    c = _parse(claim)
+    folded = [(_fold(t), q) for t, q in c.terms if not t[0].isdigit()]
+    for s, subj, act in denials:
+        for i, (t, q) in enumerate(folded):
+            if t != act:
+                continue
+            a, _ = _piece_bounds(claim, q)
+            before = {x for x, y in folded[:i] if y >= a}
+            if not subj <= before or lexicon.DENYING.search(lexicon.without_non_negations(claim[a:q])):
+                continue
+            if any(_affirmed(p, (sorted(subj)[0], act)) and subj <= {_fold(x) for x, _ in p.terms} for _, _, p in sents):
+                return  # the context says the party did it too
+            # (the party and its act, the very words the context denies: graded as a flip of the same words)
+            out.differences.append(Difference(slot="negation", claim_value=f"(affirmative) {claim[q:].split()[0]}",
+                                              evidence_value=f"no {act}", evidence_span=_span(s),
+                                              confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+            return
 
 
 def _piece_bounds(text: str, pos: int) -> tuple[int, int]:
@@ -5151,6 +5381,7 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
     e_terms = terms_with_offsets(a_text)
     cs, es = {_fold(t) for t, _ in c_terms}, {_fold(t) for t, _ in e_terms}
     strength = min(_coverage(cs, es), _coverage(es, cs)) if cs and es else 0.0
+    e_known = {t for n in names(a_text) for t in n.tokens}
     for w, pc in c_rel:
         # The evidence clause that states the clause of the claim holding the word: a claim of two clauses
         # ("Costs rose last year, and the north quay was repaired after the south quay") is read clause by clause.
@@ -5160,11 +5391,15 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
         # is read against the clause naming Corrie Dam, not the one sharing more words ("Of the three
         # reservoirs ..., Loch Tarrin is the largest, ..., while Corrie Dam is the smallest").
         own_names = [n.tokens for n in names(claim[own[0]:own[1]], known=None)][:1]  # the clause's subject
+        if not own_names:
+            # (a name that opens the claim is read as one where the evidence names it: "Riverside recorded the lowest
+            # turnout" against "Eastgate recorded the highest turnout ..., while Riverside had the lowest")
+            own_names = [n.tokens for n in names(claim[own[0]:own[1]], known=e_known)][:1]
         # (a clause whose subject is a pronoun is about the claim's name before it: "Carrick Comets won it on 34
         # points — and they conceded the fewest goals", read against "the Comets conceded the fewest")
         referent = not own_names and re.match(r"\W*(?:and\s+|but\s+)?(?:they|it|he|she)\b", claim[own[0]:own[1]], re.I)
         if referent:  # (a name the evidence writes as one, though it opens the claim: "Northfield opened ...")
-            own_names = [n.tokens for n in names(claim[:own[0]], known={t for n in names(a_text) for t in n.tokens})][:1]
+            own_names = [n.tokens for n in names(claim[:own[0]], known=e_known)][:1]
         e_clauses = clauses(a_text)
         named = [(a, b) for a, b in e_clauses if own_names and own_names[0] <= words(a_text[a:b])]
         if not named and own_names and len(own_names[0]) > 1:
@@ -5323,7 +5558,8 @@ def _relation_before(text: str, pos: int, figures: Sequence[Quantity]) -> str | 
     """The order or comparison word nearest before ``pos`` in the same clause (at most 60 characters back, no other
     figure between): what a figure is said to be the most, the fewest, the highest of."""
     lo = max(0, pos - 60)
-    lo = max([lo] + [q.end for q in figures if lo <= q.end <= pos])
+    # (a figure counting the set ranked, "the highest turnout of the five wards, at 29%", is the word's phrase)
+    lo = max([lo] + [q.end for q in figures if lo <= q.end <= pos and not lexicon.counts_ranked_set(text[:q.start])])
     cut = re.search(r"[.;!?—]\s[^.;!?—]*$", text[lo:pos])
     if cut:
         lo += cut.start() + 1

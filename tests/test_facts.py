@@ -3374,3 +3374,106 @@ def test_session21_an_act_denied_by_its_gerund(claim, flag):
                "permitted. Refunds are available up to 48 hours before the show.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+# -- session 21 (wta) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Ferrybridge had the smallest squad of the 12 clubs, at 44 players.", True),
+    ("Ferrybridge had the largest squad of the 12 clubs, with 44 players.", False),
+    ("Oakhill Mutual charged the lowest arrangement fee of the three lenders, at £595.", False),
+    ("Dunmore had the smallest squad of the 12 clubs, at 31 players.", False),
+])
+def test_session21_a_count_of_the_set_ranked_does_not_part_a_superlative_from_its_figure(claim, flag):
+    context = ("Of the three lenders we compared, Kestrel Bank charged the highest arrangement fee at £1,495, while "
+               "Oakhill Mutual charged the lowest at £595. Among the 12 clubs in the league, Dunmore had the smallest "
+               "squad at 31 players, while Ferrybridge had the largest at 44.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Vega 7 is the closest star in the survey to be catalogued with a planet.", True),
+    ("Vega 7 is the most distant star in the survey to be catalogued with a planet.", False),
+    ("The Tarn hut is the most remote hut on the route.", True),
+])
+def test_session21_most_distant_and_most_remote_rank_on_the_distance_scale(claim, flag):
+    context = ("Vega 7 is the most distant star in the survey to be catalogued with a planet. "
+               "The Tarn hut is the nearest hut on the route, an hour from the car park.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ruth Okonkwo has served a claim on Alan Petrie over the boundary fence.", True),
+    ("Alan Petrie has served a claim on Ruth Okonkwo over the boundary fence.", False),
+    ("Tessa Mills sold the corner plot to Northgate Homes for £210,000.", False),
+    ("Northgate Homes sold the corner plot to Tessa Mills for £210,000.", True),
+])
+def test_session21_a_title_or_the_thing_moved_between_two_parties_keeps_them_the_verbs(claim, flag):
+    context = ("Mr. Alan Petrie has served a claim on Ms. Ruth Okonkwo over the boundary fence at 4 Mill Lane. "
+               "Tessa Mills has sold the long-vacant corner plot to Northgate Homes for £210,000.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The shuttle runs every 45 minutes on a Saturday.", True),
+    ("On a Saturday the shuttle runs every 30 minutes.", False),
+    ("The Sunday shuttle comes every 45 minutes.", False),
+])
+def test_session21_a_figure_the_context_gives_another_weekday(claim, flag):
+    context = ("The campus shuttle runs every 20 minutes on weekdays. On Saturdays the gap between buses grows to 30 "
+               "minutes, and the Sunday shuttle runs every 45 minutes from 10:00.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Aurora Jensen came second for the Ravens with 7,880 rating points.", True),
+    ("Aurora Jensen came second for the Ravens with 7,115 rating points.", False),
+    ("Malik Osei won for the Kestrels with 7,880 rating points.", False),
+])
+def test_session21_a_count_written_after_one_name_given_to_another_with_its_own(claim, flag):
+    context = ("At the county chess open, Malik Osei (Kestrels) won with 7,880 rating points, ahead of Aurora Jensen "
+               "(Ravens) on 7,115 and Theo Marsh (Pumas) on 6,940. Osei's lead was 765.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The school governors complained about the noise from the new bus depot.", True),
+    ("Residents of Mill Street complained about the depot noise, but the school governors did not.", False),
+    ("The school governors made no complaint about the depot.", False),
+    ("Mill Street residents complained about the noise.", False),
+])
+def test_session21_an_act_the_context_denies_with_a_noun(claim, flag):
+    context = ("Residents of Mill Street complained about the noise from the new bus depot. The school governors made "
+               "no complaint, and the depot opened in March.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Pitch 21 pays rent band D.", True),
+    ("Pitch 21 is in rent band B.", False),
+    ("The two pitches pay rent bands B and D.", False),
+])
+def test_session21_a_graded_code_the_context_gives_the_other_of_two(claim, flag):
+    context = "Both stalls are on the east side of the market. Pitch 21 pays rent band B and pitch 23 band D."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session21_an_address_number_stays_with_the_pronouns_referent():
+    from guardrail.claims import sentence_subject
+    assert sentence_subject("7 Harbour Row is a two-bedroom cottage with a yard.") == "7 Harbour Row"
+    context = ("7 Harbour Row is a two-bedroom cottage. 9 Harbour Row has three bedrooms. "
+               "Number 7 is in council tax band B and number 9 in band C.")
+    assert _findings("it is in council tax band C.", context, subject="7 Harbour Row")[0]
+    assert not _findings("it is in council tax band B.", context, subject="7 Harbour Row")[0]
+
+
+def test_session21_the_other_end_of_a_range_is_its_owners_figure():
+    context = ("Most orders to Leeds arrive within 2–3 working days, though delays are possible in December. "
+               "Orders to Belfast usually take 3–5 days.")
+    assert not _findings("Most orders to Leeds should arrive within 2–3 working days.", context)[0]

@@ -299,7 +299,9 @@ _SCALES: list[tuple[str, str, str]] = [
 #: "priciest"); any other adjective is its own scale ("most reliable" against "least reliable").
 _ADJ_SCALE = {"expensive": ("price", "+"), "costly": ("price", "+"), "pricey": ("price", "+"),
               "affordable": ("price", "-"), "common": ("frequency", "+"), "commonly": ("frequency", "+"),
-              "frequent": ("frequency", "+"), "frequently": ("frequency", "+"), "popular": ("popularity", "+")}
+              "frequent": ("frequency", "+"), "frequently": ("frequency", "+"), "popular": ("popularity", "+"),
+              # ("the most distant galaxy" is "the farthest"; "the closest" is its opposite)
+              "distant": ("distance", "+"), "remote": ("distance", "+")}
 _SCALE_OF: dict[str, tuple[str, str, str]] = {}
 for _scale, _plus, _minus in _SCALES:
     for _sign, _ws in (("+", _plus), ("-", _minus)):
@@ -353,6 +355,57 @@ def opposed(a: str, b: str) -> bool:
 
     return any(ka[0] == kb[0] and ka[2] != kb[2] and (ka[1] == kb[1] or "v" in (ka[1], kb[1]))
                for ka in keys(a) for kb in keys(b))
+
+
+#: The words before a figure that counts the set a superlative ranks within: "the highest turnout of the five
+#: wards", "the cheapest among 12 quotes", "out of 30".
+_RANKED_SET = re.compile(r"\b(?:of|among|amongst|out\s+of)\s+(?:all\s+)?(?:the\s+|its\s+|their\s+)?$", re.I)
+
+
+def counts_ranked_set(before: str) -> bool:
+    """Does the text right before a figure make it the size of the set a comparison ranks in ("of the five wards")?
+    Such a figure is part of the superlative's phrase, not a value of its own the superlative stands beside, so it
+    must not part "the highest turnout of the five wards, at 29%" from its 29%."""
+    return _RANKED_SET.search(before[-30:]) is not None
+
+
+__all__.append("counts_ranked_set")
+
+
+#: An act denied by a light verb and "no" before its noun: "raised no objection", "made no comment", "had no
+#: complaints", "expressed no concern". Verbs whose subject does the act only ("received no complaints" is
+#: someone else's act, so not here).
+_DENIED_BY_NOUN = re.compile(r"\b(?:raise[sd]?|raising|made|makes?|making|lodge[sd]?|lodging|voice[sd]?|voicing|"
+                             r"express(?:es|ed)?|expressing|register(?:s|ed)?|submit(?:s|ted)?|ha[sd]|have|offer(?:s|ed)?|"
+                             r"gave|gives?|put\s+forward|show(?:s|ed)?|file[sd]?)\s+no\s+(?:formal\s+|further\s+|real\s+)?"
+                             r"([a-z]{4,})", re.I)
+
+
+def denied_acts(text: str) -> list[tuple[int, int, str]]:
+    """(start of the light verb, end, noun) for each act ``text`` denies with "<verb> no <noun>". The noun is
+    the act's (an "objection" is what "objected" does), so a claim that its subject did the act says the
+    opposite, though no "not" is there to flip."""
+    return [(m.start(), m.end(), m.group(1).lower()) for m in _DENIED_BY_NOUN.finditer(text)]
+
+
+__all__.append("denied_acts")
+
+
+#: Words that make a figure a gap, a sum or a share between parties, not one party's own value: "1,327 votes
+#: behind Okafor", "a majority of 1,327", "12 more seats than", "3,000 between them", "combined".
+_RELATIVE_FIGURE = re.compile(r"\b(?:behind|ahead|more|fewer|less|than|short|margin|majority|lead|led|trail\w*|gap|"
+                              r"difference|differ\w*|by|between|apart|combined|total\w*|together|altogether|average\w*|"
+                              r"each|per|share|plus|minus|up|down|rise|rose|fell|fall|increase\w*|decrease\w*)\b", re.I)
+
+
+def relative_figure(text: str) -> bool:
+    """Does ``text`` (the words around a figure) make the figure a gap, sum or share between parties? A figure
+    said that way may be another party's figure minus, plus or over this one's, and the checks that give each
+    party its own figure must leave it alone."""
+    return _RELATIVE_FIGURE.search(text) is not None
+
+
+__all__.append("relative_figure")
 
 
 _QUANT = [
