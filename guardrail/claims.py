@@ -443,6 +443,13 @@ _LEAD_IN = re.compile(
     r"(?:sure|certainly|of course|here|below|the following|based on|according to|in summary|to summari[sz]e|to answer)\b.*:$",
     re.IGNORECASE | re.DOTALL,
 )
+#: A lead-in that restates what was asked before a colon: "You asked about Okoro's serve:", "To answer your
+#: question about parking:". It says what the answer is about, not a fact of the sources. (Not "As for the
+#: deposit: it is refundable": there the lead names what the next words' "it" is.)
+_RESTATED_LEAD = re.compile(
+    r"(?:you(?:'ve|\u2019ve|\s+have)?\s+asked\s+(?:about|for|whether|if|how|what|when|which|who|where)\b[^:\n]{0,100}|"
+    r"to\s+answer\s+your\s+question(?:\s+(?:about|on)\b[^:\n]{0,80})?)"
+    r"\s*:\s+(?=\S)", re.IGNORECASE)
 _REFERENCES = re.compile(r"(?:sources?|references?|citations?|bibliography|works cited)\s*:?", re.IGNORECASE)
 
 # Compound splitting -------------------------------------------------------------------------
@@ -1057,8 +1064,12 @@ class SentenceClaimExtractor:
 
     @staticmethod
     def _core(answer: str, s: int, e: int, by_start: dict, by_end: dict) -> tuple[int, int]:
-        """Span without citation markers at its edges: "Paris is big [1]." -> "Paris is big"."""
+        """Span without citation markers at its edges: "Paris is big [1]." -> "Paris is big"; and without a lead-in
+        that restates the question ("You asked about Okoro's serve: she won 53 ..." -> "she won 53 ...")."""
         s, e = _trim(answer, s, e)
+        lead = _RESTATED_LEAD.match(answer, s, e)
+        if lead is not None and lead.end() < e:
+            s = lead.end()
         while s in by_start and by_start[s].end <= e:
             s, e = _trim(answer, by_start[s].end, e)
         while s < e:

@@ -866,6 +866,13 @@ def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True
         # Both addends must count: a figure inside the rounding of the other ("£640,000 + £2,100") adds nothing.
         return min(abs(a.value), abs(b.value)) > 2 * tol * abs(target)
 
+    if total and q.kind != "percent":
+        # A claim that says it adds up is read as a sum first: "adding her first- and second-serve points, she won
+        # 53" is 41 + 12, not the 56 - 3 of two other figures its sentence holds.
+        for i, a in enumerate(vals):
+            for b in vals[i + 1:]:
+                if same_kind(a, b) and adds(a, b) and close(a.value + b.value):
+                    return _Derivation(f"{a.text} + {b.text}", "sum", (a, b))
     for i, a in enumerate(vals):
         for b in vals[i + 1:]:
             if q.kind == "percent":

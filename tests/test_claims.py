@@ -749,3 +749,13 @@ def test_an_instruction_line_opening_a_list_is_a_lead_in():
     # one that counts or names what follows states a fact of its own
     texts = [c.text for c in SentenceClaimExtractor().extract("The three documents you must bring are:\n- A passport\n- A bill")]
     assert any("three documents" in t for t in texts)
+
+
+@pytest.mark.parametrize("answer, first", [
+    ("You asked about the Harwick ferry: it runs every 40 minutes.", "it runs every 40 minutes."),
+    ("To answer your question about parking: there are 40 spaces.", "there are 40 spaces."),
+    ("As for the deposit: it is refundable.", "As for the deposit: it is refundable."),   # the lead names the "it"
+])
+def test_session21_a_lead_in_that_restates_the_question_is_no_part_of_the_claim(answer, first):
+    claims = SentenceClaimExtractor().extract(answer)
+    assert claims[0].text == first and answer[claims[0].start:claims[0].end] == first

@@ -3477,3 +3477,9 @@ def test_session21_the_other_end_of_a_range_is_its_owners_figure():
     context = ("Most orders to Leeds arrive within 2–3 working days, though delays are possible in December. "
                "Orders to Belfast usually take 3–5 days.")
     assert not _findings("Most orders to Leeds should arrive within 2–3 working days.", context)[0]
+
+
+def test_session21_a_claim_that_says_it_adds_up_is_read_as_a_sum_first():
+    context = "Ruiz: aces 3, first-half passes completed 22/30, second-half passes completed 9/15, tackles 4."
+    fc = check_facts("Adding both halves together, she completed 31 passes.", sentences(context))
+    assert fc.reworded == ["31 = 22 + 9"] and not fc.differences, (fc.reworded, fc.differences)

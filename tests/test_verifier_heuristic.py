@@ -168,3 +168,7 @@ def test_tfidf_cosine_prefers_the_sentence_with_the_rare_words():
                         ["The Eiffel Tower is in Paris.", "It was completed in 1889.", "Paris is large."])
     assert sims.argmax() == 1 and sims[2] == 0.0
     assert tfidf_cosine("", ["a text"]).tolist() == [0.0] and tfidf_cosine("claim", []).size == 0
+
+
+def test_session21_a_possessive_names_the_name_itself():
+    assert _entities("We checked Okoro's serve and Tenzing Norgay's route.") == {"okoro", "tenzing", "norgay"}

@@ -163,7 +163,7 @@ def _entities(text: str) -> set[str]:
         if sentence_initial:
             words = words[1:] if len(words) == 1 or words[0].lower() in STOPWORDS else words
         for w in words:
-            lw = w.lower().strip("'-")
+            lw = re.sub(r"['\u2019]s$", "", w.lower()).strip("'-")  # "Okoro's" names Okoro
             if lw and lw not in STOPWORDS and lw not in _MONTHS and lw not in _WEEKDAYS and len(lw) > 1:
                 out.add(lw)
     return out
