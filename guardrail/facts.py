@@ -4508,7 +4508,10 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
                                           evidence_value=_modal_phrase(e_text, me) if me else "(no modal)",
                                           evidence_span=span, confidence=conf["modality"]))
         return
-    neg_c, neg_e = _negates_shared(claim, shared), _negates_shared(e_text, shared)
+    # ("without giving 24 hours' notice" on both sides is one condition both state, no polarity of either: what
+    # each says of the rest is read without it)
+    c_read, e_read = _without_shared_without(claim, e_text)
+    neg_c, neg_e = _negates_shared(c_read, shared), _negates_shared(e_read, shared)
     if neg_c != neg_e and _same_negations(claim, e_text):
         neg_c = neg_e  # "miss an appointment without giving 24 hours' notice" on both sides: one negation, read alike
     if neg_c and not neg_e and lexicon.withdrawn(e_text) and not lexicon.supported(claim):
@@ -5330,6 +5333,32 @@ def _same_negations(a: str, b: str) -> bool:
         return out
     sa = said(a)
     return bool(sa) and sa == said(b)
+
+
+_WITHOUT = re.compile(r"\bwithout\s+((?:[\w'\u2019-]+\s+){0,3}[\w'\u2019-]+)", re.I)
+
+
+def _without_shared_without(a: str, b: str) -> tuple[str, str]:
+    """``a`` and ``b`` with each "without ..." phrase blanked where the other states it too (its first two content
+    words the same): "doesn't charge a fee if you miss an appointment without giving notice" against "Patients who
+    miss an appointment without giving notice will be charged" is a denied charge, not one negation each."""
+    def phrases(t: str) -> dict[tuple[str, ...], list[tuple[int, int]]]:
+        out: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+        for m in _WITHOUT.finditer(t):
+            key = tuple(_fold(x) for x in content_terms(m.group(1)))[:2]
+            if key:
+                out.setdefault(key, []).append(m.span())
+        return out
+    if "without" not in a.lower() or "without" not in b.lower():
+        return a, b
+    pa, pb = phrases(a), phrases(b)
+    both = pa.keys() & pb.keys()
+
+    def blank(t: str, spans: list[tuple[int, int]]) -> str:
+        for x, y in spans:
+            t = t[:x] + " " * (y - x) + t[y:]
+        return t
+    return (blank(a, [sp for k in both for sp in pa[k]]), blank(b, [sp for k in both for sp in pb[k]]))
 
 
 def _negates_shared(text: str, shared: set[str]) -> bool:

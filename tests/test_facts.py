@@ -2518,8 +2518,7 @@ def test_session18_known_silent_pass_a_part_derived_from_the_whole():
     assert fc.numbers_unmatched, fc.reworded
 
 
-@pytest.mark.xfail(strict=True, reason="a negation of the claim's own verb beside a negation both sides share")
-def test_session18_known_silent_pass_a_negated_verb_beside_a_shared_without():
+def test_session18_known_silent_pass_a_negated_verb_beside_a_shared_without():  # fixed in session 21
     context = "Patients who miss an appointment without giving 24 hours' notice will be charged a £25 fee."
     flagged, fc = _flagged("The practice doesn't charge a fee if you miss an appointment without giving 24 hours' notice.",
                            context)
@@ -3483,3 +3482,14 @@ def test_session21_a_claim_that_says_it_adds_up_is_read_as_a_sum_first():
     context = "Ruiz: aces 3, first-half passes completed 22/30, second-half passes completed 9/15, tackles 4."
     fc = check_facts("Adding both halves together, she completed 31 passes.", sentences(context))
     assert fc.reworded == ["31 = 22 + 9"] and not fc.differences, (fc.reworded, fc.differences)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Tenants who leave without giving a month's notice do not lose their deposit.", True),
+    ("Tenants who leave without giving a month's notice lose their deposit.", False),
+    ("If you leave without giving a month's notice, the deposit is kept.", False),
+])
+def test_session21_a_without_both_sides_state_is_no_polarity_of_either(claim, flag):
+    context = "Tenants who leave without giving a month's notice lose their £500 deposit."
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
