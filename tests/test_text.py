@@ -274,3 +274,10 @@ def test_session21_a_release_with_two_dots_is_no_quantity_and_a_labelled_figure_
     assert (q.dimension, q.labelled) == ("count:year", True)
     assert parse_quantities("won 41/56 points")[1].magnitude == 56   # a score's total
     assert [q.magnitude for q in parse_quantities("open 24/7")] == []
+
+
+def test_session21_the_sides_of_a_size_share_its_unit_and_a_side_is_no_year():
+    sides = parse_quantities("The panel measures 1722 × 1134 × 30 mm.")
+    assert [(q.dimension, round(q.value, 4)) for q in sides] == [("length", 1.722), ("length", 1.134), ("length", 0.03)]
+    assert [q.dimension for q in parse_quantities("40 × $20 = $800")] == ["", "currency:USD", "currency:USD"]
+    assert parse_quantities("It was built in 1722.") == []

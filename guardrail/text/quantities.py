@@ -264,7 +264,7 @@ _AGE_OF_PEOPLE = re.compile(r"\b(?:children|kids|infants|babies|adults|people|pe
                             r"younger\s+than|older\s+than|aged)\s+$", re.I)
 _NOT_NOUNS = frozenset("""a an the and or of to in on at by for with from per each every than as is are was were be
 been has have had this that these those it its their his her our your which who whom whose when where while
-percent times time per cent out other others more between them us you""".split())
+percent times time per cent out other others more between them us you x""".split())
 
 
 @dataclass(frozen=True)
@@ -640,6 +640,8 @@ def parse_quantities(text: str) -> list[Quantity]:
 _LABEL_WORD = re.compile(r"\b(Year|Grade|Level|Stage|Route|Line|Gate|Platform|Room|Flight|Terminal|Ward|Zone|Block|Floor|Unit|"
                          r"Bay|Berth|Pier|Exit|Junction|Chapter|Section|Article|Clause|Phase|Tier|Band|Channel|Track|Lane|"
                          r"Bus|Train|Court|Pitch|Screen|Studio|Cabin|Deck|Hall|Lab|Ward|Window|Desk|Counter|Lot|Plot)\s+$")
+_BY = re.compile(r"\s*(?:×|x|X|\*)\s*|\s+by\s+")
+_SIDE_NEXT = re.compile(r"\s*(?:×|[xX*])\s*\d")
 _KEYED_FREQUENCY = re.compile(r"\b(?:frequency|interval|headway)\s*(?:of|:|=|is)?\s*(?:every\s+)?$", re.I)
 
 
@@ -758,8 +760,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if re.match(r"24/7|24x7|365\b", text[m.start("num"):m.start("num") + 4]) and re.match(r"(?:/7|x7)", text[m.end("num"):m.end("num") + 2]) \
                 or re.search(r"24/$", text[max(0, start - 3):start]) and raw == "7":
             continue  # "24/7": all the time, no figure
-        if not unit_raw and not scale_raw and not cur_raw and _YEARLIKE.fullmatch(raw):
-            continue  # a year: dates.py
+        if not unit_raw and not scale_raw and not cur_raw and _YEARLIKE.fullmatch(raw) \
+                and not _SIDE_NEXT.match(text, end) and not re.search(r"(?:×|\d\s*[xX*])\s*$", text[max(0, start - 8):start]):
+            continue  # a year: dates.py (not a side of a size: "1722 × 1134 × 30 mm")
         if _AMPM.match(text, end):
             continue  # "3 pm"
         if re.match(r"(?:st|nd|rd|th)\b", text[end:end + 3], re.I):
@@ -922,6 +925,14 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 # and back along a list: "ran 8, 11 and 8 km" measures all three in km
                 j = len(out) - 2
                 while j >= 0 and not out[j].dimension and re.fullmatch(r"\s*,\s*", text[out[j].end:out[j + 1].start]):
+                    x = out[j]
+                    out[j] = replace(x, value=x.magnitude * factor, dimension=dim, unit=q.unit)
+                    j -= 1
+            elif dim == "length" and _BY.fullmatch(gap) and not prev_q.dimension:
+                # the sides of a size: "1722 × 1134 × 30 mm", "3 x 4 m" give every side the unit (not a range)
+                factor = value / mag if mag else 1.0
+                j = len(out) - 1
+                while j >= 0 and not out[j].dimension and _BY.fullmatch(text[out[j].end:(out[j + 1].start if j + 1 < len(out) else m.start())]):
                     x = out[j]
                     out[j] = replace(x, value=x.magnitude * factor, dimension=dim, unit=q.unit)
                     j -= 1
