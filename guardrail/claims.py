@@ -513,6 +513,20 @@ def _starts_clause(words: list[str]) -> bool:
     return first.isalpha() and words[1].lower() in _VERBS  # "costs fell", "prices rose"
 
 
+#: What an instruction's verb is followed by: "unplug it", "wipe the base", "keep your receipt".
+_OBJECT_WORDS = frozenset("it them the a an your this that these those all any each its their his her our".split())
+
+
+def _instruction(words: list[str]) -> bool:
+    """An imperative clause ("Never submerge the base", "unplug it and wipe ..."): a verb then its object, perhaps
+    after "never", "always", "do not", "please". Read only at a semicolon, which parts two statements."""
+    i = 0
+    while i < len(words) - 1 and words[i].lower() in ("never", "always", "do", "don't", "dont", "not", "please", "then"):
+        i += 1
+    return len(words) - i >= 2 and words[i].isalpha() and words[i].lower() not in _OBJECT_WORDS \
+        and words[i + 1].lower() in _OBJECT_WORDS
+
+
 def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, int]]:
     """Independent clauses of the sentence text[a:b]; [(a, b)] when no split is safe."""
     seg = text[a:b]
@@ -544,7 +558,7 @@ def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, 
         rw = _WORD.findall(rt.split(",", 1)[0])
         if len(strip_markers(lt).strip()) < min_chars or len(strip_markers(rt).strip()) < min_chars:
             continue
-        if not (_has_verb(lw) and _starts_clause(rw)):
+        if not (_has_verb(lw) and _starts_clause(rw)) and not (";" in m.group(0) and _instruction(lw) and _instruction(rw)):
             continue
         out.append(_trim(text, a + left, a + m.start()))
         left = m.end()

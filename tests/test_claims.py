@@ -759,3 +759,8 @@ def test_an_instruction_line_opening_a_list_is_a_lead_in():
 def test_session21_a_lead_in_that_restates_the_question_is_no_part_of_the_claim(answer, first):
     claims = SentenceClaimExtractor().extract(answer)
     assert claims[0].text == first and answer[claims[0].start:claims[0].end] == first
+
+
+def test_session21_two_instructions_at_a_semicolon_are_two_claims():
+    claims = SentenceClaimExtractor().extract("Never leave the iron on the board; unplug it and let it cool first.")
+    assert [c.text for c in claims] == ["Never leave the iron on the board", "unplug it and let it cool first."]
