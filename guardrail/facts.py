@@ -200,6 +200,9 @@ class FactCheck:
     #: (start, end, evidence form) for each claim value the evidence states as one value in another form:
     #: the claim reworded in the evidence's terms (:meth:`in_evidence_terms`) is what a learned score should read
     rewrites: list[tuple[int, int, str]] = field(default_factory=list)
+    #: (start, end, evidence form) for words of the claim that say what the evidence's words say in another form the
+    #: learned score misreads ("Never immerse" for "Do not immerse": an instruction's denial)
+    wording: list[tuple[int, int, str]] = field(default_factory=list)
     #: share of the claim's words (values aside) found in the sentences that state its values
     coverage: float = 0.0
     #: the claim's words (values aside) those sentences do not use
@@ -250,12 +253,21 @@ class FactCheck:
         evidence's terms keeps everything else it reads: a faithful conversion then passes, and "3.1 miles
         long and wheelchair accessible" is still flagged for the accessibility the evidence never states.
         """
-        if not self.rewrites or len(self.rewrites) != len(self.reworded):
+        if (self.rewrites or self.reworded) and len(self.rewrites) != len(self.reworded):
+            return None
+        if not self.rewrites and not self.wording:
             return None
         out = claim
-        for start, end, form in sorted(self.rewrites, reverse=True):
+        for start, end, form in sorted(self.rewrites + self.wording, reverse=True):
             out = out[:start] + form + out[end:]
         return out
+
+    @property
+    def reworded_only(self) -> bool:
+        """Nothing differs and the claim, read in the evidence's terms (values and wording), is a form the evidence
+        states: what a learned score should read instead of the claim."""
+        return not self.differences and not self.numbers_unmatched and not self.dates_unmatched and (
+            self.verified_rewording or bool(self.wording))
 
     @property
     def non_factual(self) -> bool:
@@ -589,7 +601,28 @@ def check_facts(
         if _yes_no_field(claim, sents, field, conf) is not None:
             out.differences = [d for d in out.differences if d.slot != "negation"] + field.differences
     _grade(resolved, c_terms, sents, out, conf)
+    _denial_worded(claim, a_text, out)
     return out
+
+
+#: An instruction's denial: "Never immerse ...", "Don't ...", "Do not ...", "You must never ...".
+_NEVER_LEAD = re.compile(r"^\W*(never)\s+(?=[a-z])", re.I)
+_DO_NOT = re.compile(r"(?:^|[.;:!]\s+|\b(?:please|and)\s+)(do\s+not|don['\u2019]t)\s+[a-z]", re.I)
+
+
+def _denial_worded(claim: str, a_text: str, out: FactCheck) -> None:
+    """An instruction denied as "Never ..." where the evidence says "Do not ...": one denial in two words, which the
+    learned score reads as a difference (0.97 for "Never submerge the base in water" against "Do not immerse the base
+    in water"). Recorded as a wording rewrite for the score to read in the evidence's terms; only where nothing
+    differs."""
+    if out.differences:
+        return
+    lead = _NEVER_LEAD.match(claim)
+    ev = _DO_NOT.search(a_text) if lead else None
+    if lead and ev:
+        form = ev.group(1)
+        cased = form[0].upper() if lead.group(1)[0].isupper() else form[0].lower()
+        out.wording.append((lead.start(1), lead.end(1), cased + form[1:]))
 
 
 #: Alignment at or above which a mismatch is "in a near-copy of the evidence sentence" (slot:strong).
@@ -722,7 +755,9 @@ def _bare(q: Quantity) -> Quantity:
 
 
 #: Labels whose figure is a place in an order ("ranking: 57", "seed: 3", "position: 2").
-_PLACE_LABELS = frozenset({"rank", "ranking", "ranked", "seed", "seeding", "place", "position", "pos", "finish", "round"})
+_PLACE_LABELS = frozenset({"rank", "ranking", "ranked", "seed", "seeding", "place", "position", "pos", "finish", "round",
+                           # (which one of a stack or a sequence: "floor: 3" is "the third floor")
+                           "floor", "storey", "story", "level", "deck", "row", "stage", "edition", "series", "season"})
 
 
 def _scaled(q: Quantity, k: float) -> Quantity:

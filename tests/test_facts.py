@@ -3493,3 +3493,21 @@ def test_session21_a_without_both_sides_state_is_no_polarity_of_either(claim, fl
     context = "Tenants who leave without giving a month's notice lose their £500 deposit."
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, context, read_as", [
+    ("Never leave the heater on overnight.", "Do not leave the heater switched on overnight.",
+     "Do not leave the heater on overnight."),
+    ("never stack more than two crates.", "Staff must be trained. Don't stack more than two crates.",
+     "don't stack more than two crates."),
+    ("Never leave the heater on overnight.", "Leave the heater on overnight in frosty weather.", None),  # no denial
+])
+def test_session21_never_is_read_in_the_evidences_do_not(claim, context, read_as):
+    fc = check_facts(claim, sentences(context))
+    assert fc.in_evidence_terms(claim) == read_as, (fc.wording, fc.differences)
+
+
+def test_session21_a_numbered_floor_is_the_ordinal_floor():
+    context = "Flat 9 is a one-bedroom apartment on the fourth floor, with a lift and a south-facing balcony."
+    assert not _findings("floor: 4", context)[0]
+    assert _findings("floor: 5", context)[0]

@@ -373,3 +373,11 @@ def test_the_report_and_the_policy_flag_the_same_claims():
     flagged = [c.id for c, _ in report.flagged]
     assert flagged and report.hallucinated
     assert decide(report, Policy()).analysis.flagged == flagged
+
+
+def test_session21_an_instructions_never_for_do_not_passes(guard):
+    context = ["Do not immerse the kettle base in water. Descale the kettle every four weeks."]
+    report = guard.check("Never submerge the kettle base in water.", context)
+    assert not report.hallucinated, [v.reason for v in report.verdicts]
+    report = guard.check("Always submerge the kettle base in water to clean it.", context)
+    assert report.hallucinated, [v.reason for v in report.verdicts]

@@ -371,7 +371,7 @@ class CrossEncoderVerifier:
                 # A claim whose figures the fact checks verified in another form is also read in the
                 # evidence's terms, in the same batch (see FactCheck.in_evidence_terms).
                 reworded = [(row, a.facts["fact_check"].in_evidence_terms(a.prepared.claim_text))
-                            for row, (_, a) in enumerate(keep) if a.facts["fact_check"].verified_rewording]
+                            for row, (_, a) in enumerate(keep) if a.facts["fact_check"].reworded_only]
                 reworded = [(row, text) for row, text in reworded if text]
                 pairs += [(pairs[row][0], text) for row, text in reworded]
                 probs = self.predict(pairs, batch_size)

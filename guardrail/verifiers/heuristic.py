@@ -479,6 +479,11 @@ class HeuristicVerifier:
             # Worded unlike the evidence besides its figures: the score of the claim in the evidence's terms.
             note += f"values verified by the fact checks ({'; '.join(fc.reworded[:3])}); {rescored:.3f} in the evidence's terms; "
             h = rescored
+        elif rescored is not None and fc.wording and fc.reworded_only and not field and rescored < h:
+            # Worded unlike the evidence where the two say the same ("Never ..." / "Do not ..."): read in its words.
+            said = "; ".join(f"'{p.claim_text[a:b]}' = '{form}'" for a, b, form in fc.wording[:3])
+            note += f"{said}: {rescored:.3f} in the evidence's wording; "
+            h = rescored
         conflict: ErrorType | None = f["conflict"]
         if h < threshold:
             label, error_type = Label.supported, None
