@@ -1032,6 +1032,8 @@ def _product(q: Quantity, a: Quantity, b: Quantity, distributive: bool, close) -
     countish = ("", "count")
     if 1.0 in (a.magnitude, b.magnitude) or 0.0 in (a.magnitude, b.magnitude):
         return False
+    if a.kind == b.kind == "currency":
+        return False  # money times money is nothing a sentence states ("€54" is no "€18 per hour" x "€3 per hour")
     if a.rate or b.rate:
         for x, y in ((a, b), (b, a)):
             # (a price per unit in another denomination than the claim's: "25p per kWh" x "10 kWh" = "£2.50")
@@ -1262,6 +1264,11 @@ def _oriented(claim: str, q: Quantity, a: Quantity, b: Quantity, where: dict[int
     return None
 
 
+#: What a claim says it leaves out: "(no Sunday shifts)", "without the Sunday allowance", "excluding VAT".
+_LEFT_OUT = re.compile(r"\((?:no|not|without|excluding|except)\b[^()]{0,40}\)|\b(?:no|without|excluding|except)\s+(?:[\w-]+\s+){0,2}[\w-]+",
+                       re.I)
+
+
 def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int], sents, asked: str, conf) -> Difference | None:
     """What is wrong with a claim value the context's figures do give by arithmetic, or None.
 
@@ -1339,7 +1346,9 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
     skip |= frozenset().union(*(_local_terms(c, x) for x in c.quantities if abs(x.start - q.start) < 200 and x is not q
                                 and not any(x is o for o in how.operands)))
     lo = max(0, q.start - 400)  # (the figure's clause, read near it: a claim may be 30 kB)
-    for t in sorted((c.wording & _clause_terms(c.text[lo:q.end + 400], q.start - lo)) - skip):  # ("Osei scored more: ...")
+    # (what the claim says it leaves out is not its subject: "for a 45-hour week (no Sunday shifts)")
+    near_text = _LEFT_OUT.sub(lambda m: " " * len(m.group(0)), c.text[lo:q.end + 400])
+    for t in sorted((c.wording & _clause_terms(near_text, q.start - lo)) - skip):  # ("Osei scored more: ...")
         if lexicon.direction(t) or _TOTAL.search(t) or _DISTRIBUTIVE.search(t):
             continue
         for j, (_, sent, p) in enumerate(sents):
@@ -1925,6 +1934,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         total = summed and _SUMMED.search(_around_figure(c.text, q)) is not None
         how = (_arithmetic(_scaled(q, 100) if fraction else q, grounded, distributive, _period(c.text, q), total=total,
                            shared=share_said)
+               # (then with the claim's figures verified so far, each by the context alone: "5 overtime hours at $30 =
+               # $150" is 5 x the $30 verified as $20 x 1.5, not $950 less $800, which leans on $150 itself)
+               or (_arithmetic(_scaled(q, 100) if fraction else q, chain(stated, (
+                   x for x in c.quantities if x is not q and (id(x) in givens or (id(x) in matched and id(x) not in leans)))),
+                   distributive, _period(c.text, q), total=total, shared=share_said) if matched else None)
                or _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q), total=total,
                               shared=share_said)) if computable else None
         if how is not None and q.kind == "count" and not q.inherited \

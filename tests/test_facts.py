@@ -3511,3 +3511,13 @@ def test_session21_a_numbered_floor_is_the_ordinal_floor():
     context = "Flat 9 is a one-bedroom apartment on the fourth floor, with a lift and a south-facing balcony."
     assert not _findings("floor: 4", context)[0]
     assert _findings("floor: 5", context)[0]
+
+
+@pytest.mark.parametrize("total, flag", [("€738", False), ("€748", True)])
+def test_session21_a_chain_is_computed_from_figures_already_verified_and_an_aside_left_out_is_no_subject(total, flag):
+    context = ("Drivers are paid €18.00 per hour for the first 38 hours in a week. Hours beyond 38 are paid at 1.5 times "
+               "the regular rate. Night shifts carry a separate €3 per hour allowance.")
+    claim = f"For a 40-hour week (no night shifts), you'd earn 38 × €18 = €684 plus 2 extra hours at €27 = €54, so {total} in total."
+    flagged, fc = _findings(claim, context, question="What would I earn for 40 hours in a week?")
+    assert flagged == flag, (fc.differences, fc.reworded)
+    assert "€54 = 2 x €27" in fc.reworded   # not "€18.00 x €3": money times money is nothing

@@ -281,3 +281,19 @@ def test_session21_the_sides_of_a_size_share_its_unit_and_a_side_is_no_year():
     assert [(q.dimension, round(q.value, 4)) for q in sides] == [("length", 1.722), ("length", 1.134), ("length", 0.03)]
     assert [q.dimension for q in parse_quantities("40 × $20 = $800")] == ["", "currency:USD", "currency:USD"]
     assert parse_quantities("It was built in 1722.") == []
+
+
+@pytest.mark.parametrize("text, bound", [
+    ("Bags no longer than 55 cm go free.", "max"),
+    ("No room sleeps more than four guests.", "max"),
+    ("None of the rooms sleeps over four guests.", "max"),
+    ("Adults can take more than 4 tablets.", "gt"),
+])
+def test_session21_a_denied_comparison_is_a_limit_the_other_way(text, bound):
+    assert parse_quantities(text)[0].bound == bound
+    assert not lexicon.negation_cues(text) or bound == "gt"
+
+
+def test_session21_not_over_without_a_figure_is_still_a_negation_and_hours_at_a_price_is_a_rate():
+    assert lexicon.negation_cues("The game is not over yet.") == ["not"]
+    assert [q.rate for q in parse_quantities("3 nights at £95 and 5 hours at $30")] == [None, "night", None, "hour"]

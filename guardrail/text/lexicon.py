@@ -58,15 +58,21 @@ DENYING = re.compile(r"\b(?:not|never|cannot|no|without|nor|neither|lack(?:s|ed|
 _ASIDE_RELATIVE = re.compile(r",\s+(?:who|whom|whose|which)\b[^,;.]{1,80},")
 
 
-#: A denial of "more than" / "fewer than" a few words on: "no class has more than 28 pupils", "may not take more
-#: than 4 tablets", "never fewer than 3 staff". It says a bound (at most 28), not that something is not so.
-_DENIED_BOUND = re.compile(r"(\b(?:no|not|never)|n['\u2019]t)(?:\s+[\w-]+){0,2}?\s+(?:has|have|had|is|are|was|were|be|can|"
-                           r"may|will|should|must|take|takes|get|gets|hold|holds|contain|contains|exceed|exceeds|last|"
-                           r"lasts|cost|costs|allow|allows|allowed|receive|receives)\s+(?=(?:more|fewer|less)\s+than\b)", re.I)
+#: A denial right before a comparison with a figure, or a few words before it with a verb: "no longer than 55 cm",
+#: "no class has more than 28 pupils", "may not take more than 4 tablets", "none of the rooms sleeps over four". It
+#: says a limit the other way (at most 28), not that something is not so.
+_DENIED_BOUND = re.compile(
+    r"(\b(?:no|not|never|none\s+of\s+(?:the|its|their))|n['\u2019]t)(?:(?:\s+[\w-]+){0,3}?\s+(?:has|have|had|is|are|was|"
+    r"were|be|can|may|will|shall|should|must|could|take|takes|get|gets|hold|holds|sleep|sleeps|contain|contains|exceed|"
+    r"exceeds|last|lasts|cost|costs|allow|allows|allowed|receive|receives)(?:\s+(?:be|have))?)?\s+"
+    r"(?=(?:more|fewer|less|longer|shorter|larger|bigger|higher|heavier|older|smaller|lower|lighter|younger|greater)\s+than\b"
+    r"|(?:over|under|above|below|exceeding)\s+(?:[$\u00a3\u20ac]\s?)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|a\s+hundred|hundred)\b))", re.I)
 
 
 def denied_bound_at(text: str, pos: int) -> bool:
-    """Is the "more than" / "fewer than" at ``pos`` denied ("no class has more than 28"): an upper (lower) bound?"""
+    """Is the comparison at ``pos`` ("more than", "over", "longer than") denied ("no class has more than 28"): a limit
+    the other way, an upper bound for "more than" and a lower one for "fewer than"?"""
     return any(m.end() == pos for m in _DENIED_BOUND.finditer(text, max(0, pos - 48), pos + 12))
 
 
@@ -78,8 +84,7 @@ def without_non_negations(text: str) -> str:
     than", "not unreasonable", the "no" of "no room takes more than four") and the asides of relative clauses
     blanked out, every offset kept."""
     text = _ASIDE_RELATIVE.sub(lambda m: " " * len(m.group(0)), text)
-    if "than" in text:
-        text = _DENIED_BOUND.sub(lambda m: " " * len(m.group(1)) + m.group(0)[len(m.group(1)):], text)
+    text = _DENIED_BOUND.sub(lambda m: " " * len(m.group(1)) + m.group(0)[len(m.group(1)):], text)
     return _NOT_A_NEGATION.sub(lambda m: " " * len(m.group(0)), text)
 
 

@@ -640,6 +640,8 @@ def parse_quantities(text: str) -> list[Quantity]:
 _LABEL_WORD = re.compile(r"\b(Year|Grade|Level|Stage|Route|Line|Gate|Platform|Room|Flight|Terminal|Ward|Zone|Block|Floor|Unit|"
                          r"Bay|Berth|Pier|Exit|Junction|Chapter|Section|Article|Clause|Phase|Tier|Band|Channel|Track|Lane|"
                          r"Bus|Train|Court|Pitch|Screen|Studio|Cabin|Deck|Hall|Lab|Ward|Window|Desk|Counter|Lot|Plot)\s+$")
+#: A price after the periods it is paid for: "5 hours at $30", "three nights at £95" (a price per hour, per night).
+_AT_PRICE = re.compile(r"\b(hour|day|night|week|month)s?\s+at\s+$", re.I)
 _BY = re.compile(r"\s*(?:×|x|X|\*)\s*|\s+by\s+")
 _SIDE_NEXT = re.compile(r"\s*(?:×|[xX*])\s*\d")
 _KEYED_FREQUENCY = re.compile(r"\b(?:frequency|interval|headway)\s*(?:of|:|=|is)?\s*(?:every\s+)?$", re.I)
@@ -705,12 +707,6 @@ _POUNDS = frozenset({"lb", "lbs", "pound", "pounds"})
 #: Before "over", what makes it "compared with": a percentage or a gain ("30% over 4.1", "a lead over", "faster over").
 _OVER_AS_AGAINST = re.compile(r"(?:\d\s*%|\bper\s*cent|\bpercent|\b(?:gains?|improvements?|increases?|lead|advantage|"
                               r"premium|edge|margin|faster|slower|better|worse|cheaper|dearer))\s*$", re.I)
-#: A comparison denied by the word before it, or by a subject "no ..." ("no class has more than 28 pupils").
-_DENIED_BOUND = re.compile(r"\b(?:no|not|never)\s+$|\b(?:no|none\s+of\s+(?:the|its|their))\s+(?:[a-z]+\s+){0,3}?"
-                           r"(?:has|have|had|is|are|was|were|may|can|will|shall|should|must|could|gets?|takes?|lasts?)\s+"
-                           r"(?:be\s+|have\s+)?$", re.I)
-
-
 #: "aged 65 and over", "children 12 and under": the figure is a limit.
 _AND_OVER = re.compile(r"\s+(?:and|or)\s+(over|above|older|up|upwards|more|under|below|younger|less)\b(?!\s+than)", re.I)
 
@@ -881,13 +877,15 @@ def _parse_quantities(text: str) -> list[Quantity]:
                 rate = per.group(1).lower()
         elif per and per.group(1).lower() in ("pound", "pounds") and not dim.startswith("currency"):
             rate = "lb"  # "15 mg per pound" (of body weight): a mass; a price per pound is a price per lb too
+        if rate is None and dim.startswith("currency"):
+            at = _AT_PRICE.search(text, max(0, m.start() - 24), m.start())
+            if at:
+                rate = at.group(1).lower()  # "5 overtime hours at $30": $30 an hour
         bound_raw = re.sub(r"\s+", " ", (m.group("bound") or "").strip().lower())
         bound = _BOUND_KIND.get(bound_raw)
-        if bound in ("gt", "lt") and lexicon.denied_bound_at(text, m.start()):
-            bound = "max" if bound == "gt" else "min"  # "no class has more than 28": at most 28
         if bound_raw == "up to" and _ADDS_UP.search(text[max(0, m.start() - 12):m.start()]):
             bound = None  # "adds up to $180", "comes up to 40 hours", "goes up to 55.4p": a total or a new value
-        if bound in ("gt", "lt") and _DENIED_BOUND.search(text, max(0, m.start() - 60), m.start()):
+        if bound in ("gt", "lt") and lexicon.denied_bound_at(text, m.start()):
             # "no longer than 1.05 m", "no class has more than 28 pupils": the comparison denied is a limit the
             # other way ("no more than" is listed as a maximum already)
             bound = "max" if bound == "gt" else "min"
