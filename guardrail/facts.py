@@ -5542,6 +5542,8 @@ _WHEN_ADVERBS = frozenset({"later", "earlier"})
 #: "after which", "before that": the order word refers back, so the thing named before it comes first / after.
 _REFERS_BACK = re.compile(r"\s+(?:which|that|this|whom)\b", re.I)
 _OTHER_WAY = {"after": "before", "before": "after"}
+_BACK_AT_END = re.compile(r"\s+(?:that|this)\s*(?:[,.;:!?)]|$)", re.I)
+_WHEN_OF = {"after": "later", "before": "earlier"}
 
 
 def _says_when(text: str, pos: int, w: str) -> bool:
@@ -5552,6 +5554,8 @@ def _says_when(text: str, pos: int, w: str) -> bool:
 def _as_ordered(text: str, w: str, pos: int) -> str:
     """An order word as it orders the things on its two sides: "A, after which B" says A before B, so its
     "after" reads as "before" (the coreference of "which" put the first event on the word's left)."""
+    if w in _OTHER_WAY and _BACK_AT_END.match(text, pos + len(w)):
+        return _WHEN_OF[w]  # "... and is end-of-life after that.": when, after what was said (as "later" says it)
     if w in _OTHER_WAY and _REFERS_BACK.match(text, pos + len(w)) and re.search(r"\w\W*,\s*$", text[max(0, pos - 8):pos]):
         return _OTHER_WAY[w]  # (only after the clause it refers to: "After that, buses run hourly" is after)
     return w

@@ -3521,3 +3521,8 @@ def test_session21_a_chain_is_computed_from_figures_already_verified_and_an_asid
     flagged, fc = _findings(claim, context, question="What would I earn for 40 hours in a week?")
     assert flagged == flag, (fc.differences, fc.reworded)
     assert "€54 = 2 x €27" in fc.reworded   # not "€18.00 x €3": money times money is nothing
+
+
+def test_session21_after_that_at_a_clause_end_says_when():
+    context = "The 4.x line gets security fixes until 30 June 2026, after which it reaches end of life."
+    assert not _findings("The 4.x line gets security patches through 6/30/2026 and is end-of-life after that.", context)[0]
