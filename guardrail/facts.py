@@ -1410,12 +1410,17 @@ def _current_of(e: Quantity, k: int, sents, pool: list[tuple[int, Quantity, str]
     return False
 
 
+_PRICED_FROM = re.compile(r"\b(?:start(?:s|ed|ing)?|priced|available|costs?|costing|prices?|fares?|rates?)\s+from\s*$", re.I)
+
+
 def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
     """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
     if _talks_of_old_values(claim):
         return None  # the claim itself talks about the old value
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
+    if from_to and _PRICED_FROM.search(lead):
+        from_to = None  # "Car fares start from £54": the lowest price, not a value changed from
     old = from_to or re.search(
         r"\b(?:previously|formerly|originally|used\s+to|until|prior\s+to|initially|at\s+first|no\s+longer|"
         r"(?:the\s+)?(?:earlier|previous|former|old|original|initial)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
@@ -6238,6 +6243,8 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
             mentions_cond = False
         if weak and mentions_cond:
             continue  # the claim keeps the condition in its own words ("free for visitors under 18")
+        if mentions_cond and (_EXCEPT.search(claim) or _EXCEPTED_AFTER.search(claim)):
+            continue  # and states it as an exception of its own: "(gas cookers excluded)" for "excluding gas cookers"
         if lexicon.unconditional(claim) and (mentions_cond or covered_main >= 0.5):
             pass
         elif covered_main >= (0.8 if weak else 0.6) and cond_terms and not mentions_cond and len(cond_all) >= 1:
@@ -6290,6 +6297,8 @@ def _done_without(claim: str, sents, out: FactCheck, conf) -> None:
 _ENTITLEMENT = re.compile(r"\b(?:may|can|must|allowed|permitted|eligible|entitled|refundable|refunded|reimbursed|free|"
                           r"required|qualif\w*|covered|accepted|admitted|waived|granted)\b", re.I)
 #: "except (for) X", "other than X": X up to the verb or punctuation that ends it ("except contractors must ...").
+#: An exception said after what it excepts: "(gas cookers excluded)", "weekends not included", "under-5s exempt".
+_EXCEPTED_AFTER = re.compile(r"\b(?:excluded|not\s+included|exempt(?:ed)?)\b", re.I)
 _EXCEPT = re.compile(r"\b(?:except(?:\s+(?:for|on|in|at))?|other\s+than|apart\s+from|excluding|but\s+not)\s+"
                      r"([^,.;:()]{1,60}?)(?=\s+(?:must|may|might|can|cannot|should|will|would|shall|is|are|was|were|"
                      r"has|have|had|do|does|did|need|needs|get|gets|pay|pays)\b|\s*[,.;:()]|\s*$)", re.I)
@@ -6481,8 +6490,9 @@ def _excepted_terms(text: str, m: re.Match[str]) -> set[str]:
 def _exceptions(claim: str, c_terms: set[str], sents, support, out: FactCheck, conf) -> None:
     """The claim says of the case the evidence excepts what the evidence says of the others ("open on Mondays"
     against "open every day except Monday"): a condition the claim turned around."""
-    if any(d.kind == "mismatch" for d in out.differences) or lexicon.negated(claim) or _EXCEPT.search(claim):
-        return
+    if any(d.kind == "mismatch" for d in out.differences) or lexicon.negated(claim) or _EXCEPT.search(claim) \
+            or _EXCEPTED_AFTER.search(claim):
+        return  # (the claim states its own exception: "except gas cookers", "(gas cookers excluded)")
     for k in support[:1]:
         text = sents[k][2].text
         m = _EXCEPT.search(text)

@@ -3526,3 +3526,15 @@ def test_session21_a_chain_is_computed_from_figures_already_verified_and_an_asid
 def test_session21_after_that_at_a_clause_end_says_when():
     context = "The 4.x line gets security fixes until 30 June 2026, after which it reaches end of life."
     assert not _findings("The 4.x line gets security patches through 6/30/2026 and is end-of-life after that.", context)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Return fares start from £32 and children pay £9.", False),   # "from" a lowest price, not a changed value
+    ("Heat alarms go in every kitchen and utility room (utility rooms under 4 m² excluded).", False),
+    ("Heat alarms go in every kitchen and every utility room.", True),
+])
+def test_session21_a_price_from_is_no_old_value_and_an_exception_said_after_counts(claim, flag):
+    context = ("Return fares start from £32, and children pay £9. The service is currently busy. "
+               "Heat alarms must be fitted in every kitchen and utility room, excluding utility rooms under 4 m².")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
