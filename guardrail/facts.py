@@ -1386,7 +1386,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     # The new end of a change ("went up from £5.90 to £6.40") is no old value, whatever cue the sentence has before
     # it ("up from" is the £5.90's): it is old only once a later sentence changes it again ("Version 3.8 raised it
     # from 50 MB to 200 MB. In version 3.9, the current release, the limit was raised again to 500 MB").
-    new_end = re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s*$", lead, re.I) is not None
+    # (the old value's own words may stand between: "raise efficiency from 20.0% in the previous generation to 22.0%")
+    new_end = re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s*$", lead, re.I) is not None \
+        or re.search(r"\bfrom\s+\S*\d\S*(?:\s+[^\d\s,;.]+){1,5}\s+to\s*$", lead, re.I) is not None
     if new_end:
         old = None
     # "was 58 cents per mile in 2023": a past value of a year, old once another sentence says it changed

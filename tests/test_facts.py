@@ -3493,3 +3493,16 @@ def test_session21_a_without_both_sides_state_is_no_polarity_of_either(claim, fl
     context = "Tenants who leave without giving a month's notice lose their £500 deposit."
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+# -- session 21 (wtd) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Turnout reached 61.5%, a 4-percentage-point rise on the previous election's 57.5%.", False),
+    ("Turnout reached 61.5%, a 7-percentage-point rise on the previous election's 57.5%.", True),
+    ("Turnout reached 61.5% this time.", False),
+])
+def test_session21_a_hyphenated_percentage_point_is_points(claim, flag):
+    context = ("Turnout rose from 57.5% at the previous election to 61.5%. That is 4 percentage points higher, "
+               "a 7% relative increase.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -118,7 +118,7 @@ _add("pressure", 1e5, "bar")
 _add("pressure", 1e3, "kpa")
 _add("iu", 1.0, "iu", "international units", "international unit")
 _add("percent", 1.0, "%", "percent", "per cent", "pct")
-_add("points", 1.0, "percentage points", "percentage point", "pp", "points", "point", "pts", "basis points")
+_add("points", 1.0, "percentage points", "percentage point", "percentage-points", "percentage-point", "pp", "points", "point", "pts", "basis points")
 _add("temperature", 1.0, "°c", "ºc", "degrees celsius", "celsius", "°f", "ºf", "degrees fahrenheit", "fahrenheit", "k", "kelvin")
 _UNIT_TABLE["basis points"] = ("points", 0.01)
 #: Public view of the unit table.
