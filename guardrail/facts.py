@@ -504,8 +504,14 @@ def check_facts(
         _site_modality(claim, sents, site, conf)
         if site.differences:
             out.differences = [d for d in out.differences if d not in weak] + site.differences
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _topic_modality(claim, sents, out, conf)
+    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
+    if not any(d.slot in _POLARITY for d in out.differences) or weak:
+        # (so does a duty or an option said of what the evidence's cue bears on: "a portfolio is useful but not
+        # mandatory" against "Applicants must submit ... a portfolio", which a loose reading takes for a "not")
+        topic = FactCheck()
+        _topic_modality(claim, sents, topic, conf)
+        if topic.differences:
+            out.differences = [d for d in out.differences if d not in weak] + topic.differences
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
@@ -5023,7 +5029,10 @@ _MODAL_CUE = re.compile(
     r"(?:is|are|['\u2019]re|be)\s+(?:required|obliged|allowed|permitted|not\s+required|encouraged|advised|recommended)\s+to|"
     r"ha(?:s|ve)\s+to|needs?\s+to|"
     r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
-    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
+    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?"
+    # (a merit said first, then the duty denied: "a credit card is helpful but not required" is optional)
+    r"(?:(?:helpful|useful|handy|advisable|preferred|preferable|welcome|nice\s+to\s+have|a\s+good\s+idea),?\s+but\s+"
+    r"(?=not\s+(?:required|mandatory|compulsory|needed|necessary|essential)\b))?(?:optional|voluntary|mandatory|compulsory|required|"
     r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b"
     # (the last word said is the class: "Helmets are recommended but optional" leaves them optional)
     r"(?:,?\s+(?:but|though|although)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|"
@@ -5044,7 +5053,9 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str, str | None
     out = []
     for i, m in enumerate(cues):
         a, b = _piece_bounds(text, m.start())
-        if _SITE_CONDITION.search(text, 0, m.start()) or _UNLESS.search(text, m.end(), b) or _EXCEPT_ANY.search(text, a, b):
+        # (the cue's own "but not" is no exception: "is helpful but not required")
+        if _SITE_CONDITION.search(text, 0, m.start()) or _UNLESS.search(text, m.end(), b) \
+                or _EXCEPT_ANY.search(text, a, m.start()) or _EXCEPT_ANY.search(text, m.end(), b):
             continue  # a duty in a case ("if you travel, you must ...", "all staff except ...") is the condition checks'
 
         cls = lexicon.modality(text[m.start(): m.end() + 1])

@@ -3506,3 +3506,16 @@ def test_session21_a_hyphenated_percentage_point_is_points(claim, flag):
                "a 7% relative increase.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("A portfolio of recent work is useful but not mandatory for applicants.", True),
+    ("Applicants need two references; a portfolio of recent work is a good idea but not required.", True),
+    ("A cover letter is helpful but not required.", False),
+    ("Applicants must send two references and a portfolio of recent work.", False),
+])
+def test_session21_a_merit_then_a_duty_denied_is_optional(claim, flag):
+    context = ("Applicants must submit two references and a portfolio of recent work. A cover letter is optional. "
+               "Interviews are held in March.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
