@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value, states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -6947,7 +6947,11 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         need = 0.33 if dims and figures and len(t_terms) >= 3 else 0.5 if warning else 0.66 if len(t_terms) >= 2 else 1.0
         if cov < need:
             continue
-        has = {"number": bool(figures), "date": bool(p.dates or p.times), "name": bool(names(p.text)),
+        # (a rate asked for is stated by a multiple in words too, in a sentence about all of the topic: "Sunday
+        # overtime is paid at double time"; not "bank holiday shifts are paid at time and a half" for night shifts)
+        rate_asked = not dims or "currency" in dims
+        has = {"number": bool(figures) or (rate_asked and cov >= 0.99 and states_multiple(p.text)), "date": bool(p.dates or p.times),
+               "name": bool(names(p.text)),
                "code": bool(_CODE_VALUE.search(p.text))}
         has["place"] = has["name"]
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.

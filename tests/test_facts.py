@@ -3519,3 +3519,15 @@ def test_session21_a_merit_then_a_duty_denied_is_optional(claim, flag):
                "Interviews are held in March.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The handbook doesn't state the pay rate for bank holiday shifts.", True),
+    ("I'm sorry, the documents don't mention the rate for bank holiday shifts.", True),
+    ("The handbook doesn't state the pay rate for night shifts.", False),
+])
+def test_session21_a_rate_said_as_a_multiple_in_words_answers_an_abstention(claim, flag):
+    context = ("Shifts worked on bank holidays are paid at time and a half. Weekend shifts are paid at the standard "
+               "rate. Shift swaps must be agreed with a supervisor.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

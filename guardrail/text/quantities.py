@@ -1019,3 +1019,21 @@ def parts_of_whole(text: str) -> list[tuple[float, float, int, int]]:
 
 
 __all__.append("parts_of_whole")
+
+
+#: A rate of pay or a price said as a multiple in words: "double time", "time and a half", "twice the usual rate",
+#: "half price", "full pay", "triple points".
+_MULTIPLE_WORDS = re.compile(
+    r"\b(?:(?:double|triple|treble|quadruple)\s+(?:time|pay|rate|the\b)|time\s+and\s+(?:a\s+)?(?:half|quarter|third)|"
+    r"(?:twice|three\s+times|thrice)\s+(?:the|their|your|his|her|its|as)\b|(?:half|full|double)[\s-](?:price|pay|rate|fare)s?)\b",
+    re.I)
+
+
+def states_multiple(text: str) -> bool:
+    """Whether ``text`` states a rate as a multiple in words ("Sunday overtime is paid at double time"). Such a
+    rate has no digits, so :func:`parse_quantities` reads no figure in it; an answer that says the rate is not given
+    is refuted by it all the same."""
+    return _MULTIPLE_WORDS.search(text) is not None
+
+
+__all__.append("states_multiple")
