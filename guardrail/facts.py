@@ -512,6 +512,13 @@ def check_facts(
         _topic_modality(claim, sents, topic, conf)
         if topic.differences:
             out.differences = [d for d in out.differences if d not in weak] + topic.differences
+    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
+    if not any(d.slot in _POLARITY for d in out.differences) or weak:
+        # (a combination allowed that the evidence bans, with another verb: read over a loose "not")
+        used = FactCheck()
+        _co_use_allowed(claim, sents, used, conf)
+        if used.differences:
+            out.differences = [d for d in out.differences if d not in weak] + used.differences
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
@@ -5146,6 +5153,34 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
         if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits):
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
+            return
+
+
+def _co_use_allowed(claim: str, sents, out: FactCheck, conf) -> None:
+    """A combination the claim allows that an evidence sentence bans, whatever the verbs: "they can be combined
+    with other ibuprofen-containing products" against "Do not take with other products containing ibuprofen";
+    "it's fine to drink grapefruit juice with it" against "Do not take dolzanil with grapefruit juice". Why: the
+    modal-site checks match verb to verb and a loose negation reading does not flag, so an interaction ban turned
+    into a permission passed. What it is taken with must share two words, or all of the claim's one or two; silent
+    when some evidence sentence allows it too. Only a claim with such a verb and a "with" reads the evidence."""
+    mine = [(obj, _parse(obj).term_set) for cls, obj in lexicon.co_use(claim) if cls == "allowed"]
+    mine = [(obj, t) for obj, t in mine if t]
+    if not mine:
+        return
+
+    def same(a: frozenset[str], b: frozenset[str]) -> bool:
+        shared = len(a & b)
+        return shared >= 2 or (shared >= 1 and shared == len(a) <= 2)
+
+    theirs = [(s, ecls, _parse(obj).term_set, obj) for _, s, p in sents for ecls, obj in lexicon.co_use(p.text)]
+    for said, t in mine:
+        if any(ecls == "allowed" and same(t, et) for _, ecls, et, _ in theirs):
+            continue
+        ban = next(((s, obj) for s, ecls, et, obj in theirs if ecls == "forbidden" and same(t, et)), None)
+        if ban is not None:
+            out.differences.append(Difference(slot="modality", claim_value=f"allowed with {said}",
+                                              evidence_value=f"forbidden with {ban[1]}", evidence_span=_span(ban[0]),
+                                              confidence=conf["modality"]))
             return
 
 

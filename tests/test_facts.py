@@ -3531,3 +3531,16 @@ def test_session21_a_rate_said_as_a_multiple_in_words_answers_an_abstention(clai
                "rate. Shift swaps must be agreed with a supervisor.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("It's safe to use the descaler with chlorine bleach.", True),
+    ("The descaler can be mixed with acidic cleaners for stubborn stains.", True),
+    ("The descaler can be used with warm water.", False),
+    ("Never combine the descaler with chlorine bleach.", False),
+])
+def test_session21_a_combination_the_evidence_bans_is_not_allowed_by_another_verb(claim, flag):
+    context = ("Dilute the descaler with warm water before use. Do not use with bleach or other products containing "
+               "chlorine, and do not mix it with other acidic cleaners. Rinse surfaces after ten minutes.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
