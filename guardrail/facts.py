@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value, states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -516,8 +516,21 @@ def check_facts(
         _site_modality(claim, sents, site, conf)
         if site.differences:
             out.differences = [d for d in out.differences if d not in weak] + site.differences
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _topic_modality(claim, sents, out, conf)
+    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
+    if not any(d.slot in _POLARITY for d in out.differences) or weak:
+        # (so does a duty or an option said of what the evidence's cue bears on: "a portfolio is useful but not
+        # mandatory" against "Applicants must submit ... a portfolio", which a loose reading takes for a "not")
+        topic = FactCheck()
+        _topic_modality(claim, sents, topic, conf)
+        if topic.differences:
+            out.differences = [d for d in out.differences if d not in weak] + topic.differences
+    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
+    if not any(d.slot in _POLARITY for d in out.differences) or weak:
+        # (a combination allowed that the evidence bans, with another verb: read over a loose "not")
+        used = FactCheck()
+        _co_use_allowed(claim, sents, used, conf)
+        if used.differences:
+            out.differences = [d for d in out.differences if d not in weak] + used.differences
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
@@ -1435,7 +1448,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     # The new end of a change ("went up from £5.90 to £6.40") is no old value, whatever cue the sentence has before
     # it ("up from" is the £5.90's): it is old only once a later sentence changes it again ("Version 3.8 raised it
     # from 50 MB to 200 MB. In version 3.9, the current release, the limit was raised again to 500 MB").
-    new_end = re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s*$", lead, re.I) is not None
+    # (the old value's own words may stand between: "raise efficiency from 20.0% in the previous generation to 22.0%")
+    new_end = re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s*$", lead, re.I) is not None \
+        or re.search(r"\bfrom\s+\S*\d\S*(?:\s+[^\d\s,;.]+){1,5}\s+to\s*$", lead, re.I) is not None
     if new_end:
         old = None
     # "was 58 cents per mile in 2023": a past value of a year, old once another sentence says it changed
@@ -5075,7 +5090,10 @@ _MODAL_CUE = re.compile(
     r"(?:is|are|['\u2019]re|be)\s+(?:required|obliged|allowed|permitted|not\s+required|encouraged|advised|recommended)\s+to|"
     r"ha(?:s|ve)\s+to|needs?\s+to|"
     r"do(?:es)?\s+not\s+(?:have|need)\s+to|need\s+not)\b"
-    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?(?:optional|voluntary|mandatory|compulsory|required|"
+    r"|(?P<adj>\b(?:is|are|remains?|be)\s+(?:(?:entirely|strictly|strongly|highly|generally|also)\s+)?"
+    # (a merit said first, then the duty denied: "a credit card is helpful but not required" is optional)
+    r"(?:(?:helpful|useful|handy|advisable|preferred|preferable|welcome|nice\s+to\s+have|a\s+good\s+idea),?\s+but\s+"
+    r"(?=not\s+(?:required|mandatory|compulsory|needed|necessary|essential)\b))?(?:optional|voluntary|mandatory|compulsory|required|"
     r"recommended|not\s+(?:required|mandatory|compulsory|needed|necessary))\b"
     # (the last word said is the class: "Helmets are recommended but optional" leaves them optional)
     r"(?:,?\s+(?:but|though|although)\s+(?:entirely\s+|strictly\s+)?(?:optional|voluntary|"
@@ -5096,7 +5114,9 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str, str | None
     out = []
     for i, m in enumerate(cues):
         a, b = _piece_bounds(text, m.start())
-        if _SITE_CONDITION.search(text, 0, m.start()) or _UNLESS.search(text, m.end(), b) or _EXCEPT_ANY.search(text, a, b):
+        # (the cue's own "but not" is no exception: "is helpful but not required")
+        if _SITE_CONDITION.search(text, 0, m.start()) or _UNLESS.search(text, m.end(), b) \
+                or _EXCEPT_ANY.search(text, a, m.start()) or _EXCEPT_ANY.search(text, m.end(), b):
             continue  # a duty in a case ("if you travel, you must ...", "all staff except ...") is the condition checks'
 
         cls = lexicon.modality(text[m.start(): m.end() + 1])
@@ -5187,6 +5207,34 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
         if frozenset({cls, ecls}) in _MODAL_CONFLICTS or (cls == "required" and permits):
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
+            return
+
+
+def _co_use_allowed(claim: str, sents, out: FactCheck, conf) -> None:
+    """A combination the claim allows that an evidence sentence bans, whatever the verbs: "they can be combined
+    with other ibuprofen-containing products" against "Do not take with other products containing ibuprofen";
+    "it's fine to drink grapefruit juice with it" against "Do not take dolzanil with grapefruit juice". Why: the
+    modal-site checks match verb to verb and a loose negation reading does not flag, so an interaction ban turned
+    into a permission passed. What it is taken with must share two words, or all of the claim's one or two; silent
+    when some evidence sentence allows it too. Only a claim with such a verb and a "with" reads the evidence."""
+    mine = [(obj, _parse(obj).term_set) for cls, obj in lexicon.co_use(claim) if cls == "allowed"]
+    mine = [(obj, t) for obj, t in mine if t]
+    if not mine:
+        return
+
+    def same(a: frozenset[str], b: frozenset[str]) -> bool:
+        shared = len(a & b)
+        return shared >= 2 or (shared >= 1 and shared == len(a) <= 2)
+
+    theirs = [(s, ecls, _parse(obj).term_set, obj) for _, s, p in sents for ecls, obj in lexicon.co_use(p.text)]
+    for said, t in mine:
+        if any(ecls == "allowed" and same(t, et) for _, ecls, et, _ in theirs):
+            continue
+        ban = next(((s, obj) for s, ecls, et, obj in theirs if ecls == "forbidden" and same(t, et)), None)
+        if ban is not None:
+            out.differences.append(Difference(slot="modality", claim_value=f"allowed with {said}",
+                                              evidence_value=f"forbidden with {ban[1]}", evidence_span=_span(ban[0]),
+                                              confidence=conf["modality"]))
             return
 
 
@@ -6997,7 +7045,11 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         need = 0.33 if dims and figures and len(t_terms) >= 3 else 0.5 if warning else 0.66 if len(t_terms) >= 2 else 1.0
         if cov < need:
             continue
-        has = {"number": bool(figures), "date": bool(p.dates or p.times), "name": bool(names(p.text)),
+        # (a rate asked for is stated by a multiple in words too, in a sentence about all of the topic: "Sunday
+        # overtime is paid at double time"; not "bank holiday shifts are paid at time and a half" for night shifts)
+        rate_asked = not dims or "currency" in dims
+        has = {"number": bool(figures) or (rate_asked and cov >= 0.99 and states_multiple(p.text)), "date": bool(p.dates or p.times),
+               "name": bool(names(p.text)),
                "code": bool(_CODE_VALUE.search(p.text))}
         has["place"] = has["name"]
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.

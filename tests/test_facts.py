@@ -3538,3 +3538,54 @@ def test_session21_a_price_from_is_no_old_value_and_an_exception_said_after_coun
                "Heat alarms must be fitted in every kitchen and utility room, excluding utility rooms under 4 m².")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+# -- session 21 (wtd) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Turnout reached 61.5%, a 4-percentage-point rise on the previous election's 57.5%.", False),
+    ("Turnout reached 61.5%, a 7-percentage-point rise on the previous election's 57.5%.", True),
+    ("Turnout reached 61.5% this time.", False),
+])
+def test_session21_a_hyphenated_percentage_point_is_points(claim, flag):
+    context = ("Turnout rose from 57.5% at the previous election to 61.5%. That is 4 percentage points higher, "
+               "a 7% relative increase.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("A portfolio of recent work is useful but not mandatory for applicants.", True),
+    ("Applicants need two references; a portfolio of recent work is a good idea but not required.", True),
+    ("A cover letter is helpful but not required.", False),
+    ("Applicants must send two references and a portfolio of recent work.", False),
+])
+def test_session21_a_merit_then_a_duty_denied_is_optional(claim, flag):
+    context = ("Applicants must submit two references and a portfolio of recent work. A cover letter is optional. "
+               "Interviews are held in March.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The handbook doesn't state the pay rate for bank holiday shifts.", True),
+    ("I'm sorry, the documents don't mention the rate for bank holiday shifts.", True),
+    ("The handbook doesn't state the pay rate for night shifts.", False),
+])
+def test_session21_a_rate_said_as_a_multiple_in_words_answers_an_abstention(claim, flag):
+    context = ("Shifts worked on bank holidays are paid at time and a half. Weekend shifts are paid at the standard "
+               "rate. Shift swaps must be agreed with a supervisor.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("It's safe to use the descaler with chlorine bleach.", True),
+    ("The descaler can be mixed with acidic cleaners for stubborn stains.", True),
+    ("The descaler can be used with warm water.", False),
+    ("Never combine the descaler with chlorine bleach.", False),
+])
+def test_session21_a_combination_the_evidence_bans_is_not_allowed_by_another_verb(claim, flag):
+    context = ("Dilute the descaler with warm water before use. Do not use with bleach or other products containing "
+               "chlorine, and do not mix it with other acidic cleaners. Rinse surfaces after ten minutes.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -885,3 +885,52 @@ def credential_key(phrase: str) -> str:
 
 
 __all__ += ["credentials", "credential_key"]
+
+
+#: A verb of taking or using something together with something else: "take with food", "combine with other NSAIDs",
+#: "drink grapefruit juice with it".
+_CO_USE = re.compile(r"\b(?:take|takes|taken|taking|took|use|used|using|combine[ds]?|combining|mix|mixe[ds]|mixing|"
+                     r"drink|drinks|drinking|drunk|eat|eats|eaten|eating|consume[ds]?|consuming)\b", re.I)
+#: Where what a verb is taken with ends: clause punctuation, a word that starts another clause, or a phrase of what
+#: for or when ("mixed with acidic cleaners for stubborn stains").
+_CO_USE_END = re.compile(r"[,;:.!?()]|\b(?:but|because|as|since|while|unless|if|when|provided|except|and\s+(?:it|they|you)|so|"
+                         r"for|during|before|after|to)\b", re.I)
+_CO_USE_BAN = re.compile(r"\b(?:do\s+not|don['\u2019]t|never|must\s+not|mustn['\u2019]t|should\s+not|shouldn['\u2019]t|"
+                         r"cannot|can['\u2019]t|can\s+not|may\s+not|not\s+be|avoid)\b", re.I)
+_CO_USE_LEAVE = re.compile(r"\b(?:can|may|could|fine\s+to|ok\s+to|okay\s+to|safe\s+to|all\s+right\s+to|allowed\s+to|"
+                           r"permitted\s+to|free\s+to)\b", re.I)
+#: "with it", "with them", "with this medicine": the thing itself, so what it is taken with is the verb's object.
+_WITH_ITSELF = re.compile(r"\s*with\s+(?:it|them|this|these|that)\b(?:\s+(?:medicine|medication|drug|product|tablets?|pills?))?\s*$", re.I)
+
+
+def co_use(text: str) -> tuple[tuple[str, str], ...]:
+    """(class, what it is taken with) for each verb of taking or using one thing with another that ``text`` bans
+    or allows: "Do not take with other products containing ibuprofen" -> ("forbidden", "other products containing
+    ibuprofen"); "it's fine to drink grapefruit juice with it" -> ("allowed", "grapefruit juice"). Why: a drug
+    label's interaction ban is turned round by an answer that permits the same combination with another verb
+    ("combine", "drink"), which the modal checks, matching verb to verb, cannot align. The class is read from the
+    words before the verb in its clause (up to 40 characters); a verb in a condition is no rule and is skipped."""
+    out = []
+    for m in _CO_USE.finditer(text):
+        lo = max([0] + [x.end() for x in re.finditer(r"[,;:.!?]", text[: m.start()])])
+        before = text[max(lo, m.start() - 40): m.start()]
+        if re.search(r"\b(?:if|unless|when|whether|provided)\b", before, re.I):
+            continue
+        end = _CO_USE_END.search(text, m.end())
+        rest = text[m.end(): end.start() if end else len(text)]
+        w = re.search(r"\bwith\b", rest, re.I)
+        if w is None:
+            continue
+        obj = rest[: w.start()] if _WITH_ITSELF.fullmatch(rest[w.start():]) else rest[w.end():]
+        if _CO_USE_BAN.search(before):
+            cls = "forbidden"
+        elif _CO_USE_LEAVE.search(before):
+            cls = "allowed"
+        else:
+            continue
+        if obj.strip():
+            out.append((cls, obj.strip()))
+    return tuple(out)
+
+
+__all__ += ["co_use"]

@@ -118,7 +118,7 @@ _add("pressure", 1e5, "bar")
 _add("pressure", 1e3, "kpa")
 _add("iu", 1.0, "iu", "international units", "international unit")
 _add("percent", 1.0, "%", "percent", "per cent", "pct")
-_add("points", 1.0, "percentage points", "percentage point", "pp", "points", "point", "pts", "basis points")
+_add("points", 1.0, "percentage points", "percentage point", "percentage-points", "percentage-point", "pp", "points", "point", "pts", "basis points")
 _add("temperature", 1.0, "°c", "ºc", "degrees celsius", "celsius", "°f", "ºf", "degrees fahrenheit", "fahrenheit", "k", "kelvin")
 _UNIT_TABLE["basis points"] = ("points", 0.01)
 #: Public view of the unit table.
@@ -1028,3 +1028,21 @@ def parts_of_whole(text: str) -> list[tuple[float, float, int, int]]:
 
 
 __all__.append("parts_of_whole")
+
+
+#: A rate of pay or a price said as a multiple in words: "double time", "time and a half", "twice the usual rate",
+#: "half price", "full pay", "triple points".
+_MULTIPLE_WORDS = re.compile(
+    r"\b(?:(?:double|triple|treble|quadruple)\s+(?:time|pay|rate|the\b)|time\s+and\s+(?:a\s+)?(?:half|quarter|third)|"
+    r"(?:twice|three\s+times|thrice)\s+(?:the|their|your|his|her|its|as)\b|(?:half|full|double)[\s-](?:price|pay|rate|fare)s?)\b",
+    re.I)
+
+
+def states_multiple(text: str) -> bool:
+    """Whether ``text`` states a rate as a multiple in words ("Sunday overtime is paid at double time"). Such a
+    rate has no digits, so :func:`parse_quantities` reads no figure in it; an answer that says the rate is not given
+    is refuted by it all the same."""
+    return _MULTIPLE_WORDS.search(text) is not None
+
+
+__all__.append("states_multiple")
