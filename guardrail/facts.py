@@ -808,6 +808,11 @@ def _within_bound(q: Quantity, e: Quantity) -> bool:
         return False
     if e.bound and _UPPER[e.bound] != _UPPER[q.bound]:
         return False
+    # (a strict bound is not met by its own figure: "over 3" is no "3", "children aged 3 to 15")
+    if q.bound == "lt" and e.bound is None:
+        return e.value < q.value * (1 - 1e-9)
+    if q.bound == "gt" and e.bound is None:
+        return e.value > q.value * (1 + 1e-9)
     if q.bound in ("lt", "max"):
         return e.value <= q.value * (1 + 1e-9) and (e.bound is None or e.bound in ("lt", "max"))
     return e.value >= q.value * (1 - 1e-9) and (e.bound is None or e.bound in ("gt", "min"))
@@ -1770,7 +1775,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         # Of several places that state the value, the one with more of the claim's words in its clause,
         # then the one under the same kind of bound ("notice for leave over 5 days" is "Leave longer than five
         # days needs ... notice", not another sentence's "up to 5 days").
-        hits = [(k, e) for k, e, _ in pool if k in near and _equivalent(q, e)]
+        # (a claimed bound also meets a bound of the value anywhere the context states it with the claim's words:
+        # "free for children under 3" is "Children under 3 enter free", whatever sentence the claim aligns to)
+        bound_words = _local_terms(c, q) if q.bound else frozenset()
+        hits = [(k, e) for k, e, _ in pool if (k in near or (e.bound and bound_words & _local_terms(sents[k][2], e)))
+                and _equivalent(q, e)]
         q_local = _local_terms(c, q) if len(hits) > 1 else frozenset()
         # (a claimed bound first finds the place that states it with the claim's own words: "bags heavier than
         # 32 kg won't be accepted" is "Bags over 32 kg are not accepted", not the fee's "between 23 and 32 kg")

@@ -3589,3 +3589,14 @@ def test_session21_a_combination_the_evidence_bans_is_not_allowed_by_another_ver
                "chlorine, and do not mix it with other acidic cleaners. Rinse surfaces after ten minutes.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Parking is free for stays over 2 hours, and a day pass costs £9.", True),
+    ("Parking is free for stays under 2 hours, and a day pass costs £9.", False),
+])
+def test_session21_a_strict_bound_is_not_met_by_its_own_figure_and_meets_its_bound_anywhere(claim, flag):
+    context = ("Stays of 2 to 6 hours cost £4 and a day pass costs £9. Stays under 2 hours are free. "
+               "Blue Badge holders park free at all times.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -484,7 +484,10 @@ def _shares_of_scale(text: str) -> list[Quantity]:
 #: Pence: "45p", "52p per mile" (not "1080p" video: under 100 pence a price is written so).
 #: Words before "over" that make it "more than" for a duration ("took over 3 years", "in over a decade").
 _OVER_AS_MORE = re.compile(r"\b(?:took|takes|taking|take|lasted|lasts|lasting|last|spent|spend|spends|for|after|waited|"
-                           r"wait|of|in|just|well|than|is|was|were|are|been|be|aged?|ages|little|bit|slightly|somewhat)\s+$", re.I)
+                           r"wait|of|in|just|well|than|is|was|were|are|been|be|aged?|ages|little|bit|slightly|somewhat|"
+                           # (what lasts longer than it: "stays over 2 hours", "delays over 30 minutes", "loans over 21 days")
+                           r"stays?|delays?|waits?|visits?|calls?|journeys?|trips?|loans?|absences?|shifts?|sessions?)\s+$",
+                           re.I)
 _PENCE = re.compile(r"(?<![\w.£$€,])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{1,2})?)p\b")
 
 
