@@ -522,7 +522,9 @@ def check_facts(
         # mandatory" against "Applicants must submit ... a portfolio", which a loose reading takes for a "not")
         topic = FactCheck()
         _topic_modality(claim, sents, topic, conf)
-        if topic.differences:
+        # (over a weak "not" only a duty or an option said as such: a "can" / "cannot" of a loose paraphrase is what
+        # the weak reading already is, and on RAGTruth half A it was wrong: "how much can be contributed" / "cannot")
+        if topic.differences and (not weak or any(_DUTY_WORD.search(d.claim_value) for d in topic.differences)):
             out.differences = [d for d in out.differences if d not in weak] + topic.differences
     weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
     if not any(d.slot in _POLARITY for d in out.differences) or weak:
@@ -4613,6 +4615,7 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
 
 
 _POLARITY = ("negation", "modality", "direction", "quantifier")
+_DUTY_WORD = re.compile(r"\b(?:optional|voluntary|mandatory|compulsory|required|obligatory)\b", re.I)
 _MAX_PIECES = 24
 #: Where a sentence breaks into pieces a polarity word can bear on: clause punctuation, quotes, dashes.
 _PIECE = re.compile(r"[,;:()\[\]\"\u201c\u201d]+|\s[\u2013\u2014-]\s")

@@ -383,7 +383,10 @@ __all__.append("counts_ranked_set")
 _DENIED_BY_NOUN = re.compile(r"\b(?:raise[sd]?|raising|made|makes?|making|lodge[sd]?|lodging|voice[sd]?|voicing|"
                              r"express(?:es|ed)?|expressing|register(?:s|ed)?|submit(?:s|ted)?|ha[sd]|have|offer(?:s|ed)?|"
                              r"gave|gives?|put\s+forward|show(?:s|ed)?|file[sd]?)\s+no\s+(?:formal\s+|further\s+|real\s+)?"
-                             r"([a-z]{4,})", re.I)
+                             # (the noun of an act, not a thing had: "has no HDMI port" denies no act)
+                             r"((?:complaint|comment|concern|protest|claim|bid|offer|request|appeal|reply|response|"
+                             r"promise|attempt|effort|criticism|mention|remark|suggestion|recommendation|statement|"
+                             r"announcement|challenge|demand|case)s?|[a-z]{3,}(?:tion|sion|ment)s?)\b", re.I)
 
 
 def denied_acts(text: str) -> list[tuple[int, int, str]]:
