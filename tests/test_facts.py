@@ -3600,3 +3600,10 @@ def test_session21_a_strict_bound_is_not_met_by_its_own_figure_and_meets_its_bou
                "Blue Badge holders park free at all times.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session21_a_thing_had_is_no_act_denied_and_a_loose_can_is_no_duty():
+    context = "You can get an adapter cable to connect the USB port to the TV's HDMI port if your laptop has no HDMI port."
+    assert not _flagged("Check whether your laptop has an HDMI port or an adapter for it.", context)[0]
+    context = "The parish council raised no objection to the scheme."
+    assert _flagged("The parish council objected to the scheme.", context)[0]
