@@ -459,6 +459,10 @@ def check_facts(
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
         c_names = [Name(0, 0, subject)] + c_names
     _entities(claim, c, c_names, sents, idf, best_score, out, conf, known, r)
+    if r is None and not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+        n_missing = len(out.names_missing)
+        _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
+        del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _codes(c, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
@@ -1745,7 +1749,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             and (single or hit[0] in others)
         home = next((k for k in record_home if hit is not None and k != hit[0] and any(
             _slot(q, e) is not None and not _equivalent(q, e) for e in sents[k][2].quantities)), record_home[0]) \
-            if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
+            if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0]
+                     and (scores[k] > scores[hit_far[0]] + 0.15 or scores[k] >= scores[hit_far[0]]
+                          and _anchored_apart(q, claim_qs, sents[k][2], sents[hit_far[0]][2]))
                      and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
         if hit_far is not None and home is not None and (hit is not None or far):
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
@@ -2030,6 +2036,19 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
 
 
 _CAPITAL_LABEL = re.compile(r"\b[A-Z][a-z]+\s+$")
+
+
+def _anchored_apart(q: Quantity, claim_qs: list[Quantity], home: _Parsed, there: _Parsed) -> bool:
+    """Another figure of the claim is stated in ``home`` and not in ``there``, the sentence that states ``q``.
+    Why: two rules worded alike ("Hours beyond 40 in a week are paid at 1.5 times the rate"; "Work on a public
+    holiday is paid at 2 times the rate, regardless of weekly hours") share as many of the claim's words; the
+    claim's own condition, "after 40 hours", says which one it restates, and the 2 it gives is the other's."""
+    for x in claim_qs:
+        if x is q or x.magnitude in (0, 1) or x.is_word and x.kind in ("", "count"):
+            continue
+        if any(_equivalent(x, e) for e in home.quantities) and not any(_equivalent(x, e) for e in there.quantities):
+            return True
+    return False
 
 
 def _one_said(q: Quantity, sents) -> bool:
@@ -2737,6 +2756,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     e_terms_pos = terms_with_offsets(text[a:b])
     absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)
               and not (n.end > n.start and _quoted(claim, n))]
+    absent = [n for n in absent if not _bracketed_alias(claim, n, absent)]
     clause_subject = next((o for o in clause_names if o.end <= o.start), None) or next(
         (o for o in clause_names if len(text[a:a + o.start].split()) <= 1
          and re.match(r"(?:['’]s)?\s+(?:is|was|are|were|has|had|have|will|can|\w+ed)\b", text[a + o.end:])), None)
@@ -2780,6 +2800,49 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+def _bracketed_alias(claim: str, n: Name, others: list[Name]) -> bool:
+    """``n`` is written in brackets right after another of ``others``: "The Intermediate class (VW Golf or
+    similar)" names one thing twice. Why: counted as a second misplaced name, the alias made the claim look like
+    a reshuffle of several names, which the moved-name reading leaves alone, and the class given the SUV's sat
+    nav passed."""
+    for o in others:
+        if o is n or o.end > n.start or o.end <= o.start:
+            continue
+        m = _ALIAS_AFTER.match(claim, o.end)
+        if m is not None and m.start(1) <= n.start and n.end <= m.end(1):
+            return True
+    return False
+
+
+#: A bracket right after a name, at most one lower-case word between: "Intermediate class (VW Golf or similar)".
+_ALIAS_AFTER = re.compile(r"(?:\s+[a-z]+)?\s*(\([^()]{1,40}\))")
+#: A second predicate of the claim's subject: "... is €52 per day and comes with satellite navigation".
+_AND_PREDICATE = re.compile(r",?\s+and\s+(?=(?:also\s+)?[a-z]{3,}s\s)")
+
+
+def _entities_of_second_predicate(claim: str, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf,
+                                  known) -> None:
+    """The names check again on the claim's second predicate, said of its subject: "The Intermediate class is €52
+    per day and comes with satellite navigation" where only the SUV class has it. Why: the whole claim aligns to
+    the clause that states its first predicate (the price), where the name is right, and the clause that gives
+    the second to another name is never compared."""
+    if not c_names or c_names[0].end <= c_names[0].start:
+        return
+    first = c_names[0]
+    m = _AND_PREDICATE.search(claim, first.end)
+    if m is None or re.search(r"[;:]|\b(?:who|which|that|while|whereas)\b", claim[first.end:m.start()]):
+        return
+    alias = _ALIAS_AFTER.match(claim, first.end)
+    subject_end = alias.end() if alias else first.end
+    if any(n.start >= subject_end and n.start < m.start() for n in c_names):
+        return  # (another name before "and" may be what the second predicate is said of)
+    sub = claim[:subject_end] + " " + claim[m.end():]
+    sub_names = names(sub, known)
+    if not sub_names:
+        return
+    _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
 
 
 # -- a clause added to a supported statement -------------------------------------------------------------
@@ -4089,26 +4152,16 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
     found = [n for n in c_names if any(x.tokens & n.tokens for x in e_names)]
     if len(found) < 2:
         return
-    n1, n2 = found[0], found[1]
-    gap_c = claim[n1.end:n2.start] if n1.start < n2.start else ""
-    between_c = _link_terms(_REPORTED.sub(" ", gap_c))
-    if not between_c:
-        return
-    # Each name may be mentioned more than once ("In Dorsey Farms v. Calloway Freight, the court held that
-    # Calloway Freight had breached its contract with Dorsey Farms"): the two mentions the link joins.
-    acts_c = {lexicon.action(t) for t in between_c}
-    for m1 in [x for x in e_names if x.tokens & n1.tokens]:
-        for m2 in [x for x in e_names if x.tokens & n2.tokens and x is not m1]:
-            lo, hi = sorted([m1, m2], key=lambda x: x.start)
-            gap_e = a_text[lo.end:hi.start]
-            between_e = _link_terms(_REPORTED.sub(" ", gap_e))
-            if between_c & between_e or acts_c & {lexicon.action(t) for t in between_e}:
-                break
-        else:
-            continue
-        break
+    # The first two names the link joins; failing them, the first with the third ("Northvale have signed lock
+    # James Corrigan from Harbour City": the signing club and the selling club, the player between them).
+    for i, j in ((0, 1), (0, 2), (1, 2))[: 1 if len(found) < 3 else 3]:
+        n1, n2 = found[i], found[j]
+        joined = _role_link(claim, n1, n2, a_text, e_names)
+        if joined is not None:
+            break
     else:
         return  # no shared link, not even one action named by two verbs ("defeated" / "beat")
+    m1, m2, lo, hi = joined
     passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I)) and not _infinitive_link(claim[n1.end:n2.start])
     passive_e = bool(re.search(r"\bby\b", a_text[lo.end:hi.start], re.I)) and not _infinitive_link(a_text[lo.end:hi.start])
     same_order = m1.start < m2.start
@@ -4116,6 +4169,26 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+def _role_link(claim: str, n1: Name, n2: Name, a_text: str, e_names: list[Name]) -> tuple[Name, Name, Name, Name] | None:
+    """The mentions of ``n1`` and ``n2`` in ``a_text`` joined by a link the claim joins them by too (the same words,
+    or one action named by two verbs), and the two in the order written; None when no link is shared. Why: a
+    role is swapped only between two parties the same act joins on both sides."""
+    gap_c = claim[n1.end:n2.start] if n1.start < n2.start else ""
+    between_c = _link_terms(_REPORTED.sub(" ", gap_c))
+    if not between_c:
+        return None
+    # Each name may be mentioned more than once ("In Dorsey Farms v. Calloway Freight, the court held that
+    # Calloway Freight had breached its contract with Dorsey Farms"): the two mentions the link joins.
+    acts_c = {lexicon.action(t) for t in between_c}
+    for m1 in [x for x in e_names if x.tokens & n1.tokens]:
+        for m2 in [x for x in e_names if x.tokens & n2.tokens and x is not m1]:
+            lo, hi = sorted([m1, m2], key=lambda x: x.start)
+            between_e = _link_terms(_REPORTED.sub(" ", a_text[lo.end:hi.start]))
+            if between_c & between_e or acts_c & {lexicon.action(t) for t in between_e}:
+                return m1, m2, lo, hi
+    return None
 
 
 #: Past tenses whose passive participle differs ("wrote" -> "written by"); regular ones end in "-ed" both ways.

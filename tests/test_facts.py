@@ -3493,3 +3493,57 @@ def test_session21_a_without_both_sides_state_is_no_polarity_of_either(claim, fl
     context = "Tenants who leave without giving a month's notice lose their £500 deposit."
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+# -- session 21 (wtc) ---
+def test_session21_a_multiplier_takes_no_unit_from_the_figure_before_it():
+    from guardrail.text.quantities import parse_quantities
+    qs = parse_quantities("After 35 hours in a week, the extra hours are paid at 1.75 times the base rate.")
+    assert [(q.text, q.dimension) for q in qs][-1] == ("1.75", "")
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("When a group has more than 6 guests, each guest is charged 3 times the standard fee.", True),
+    ("When a group has more than 6 guests, each guest is charged 1.25 times the standard fee.", False),
+    ("On a bank holiday every guest is charged 3 times the standard fee, whatever the group size.", False),
+])
+def test_session21_a_multiplier_borrowed_from_the_next_rule(claim, flag):
+    context = ("Groups of more than 6 guests are charged 1.25 times the standard fee per guest. Any booking on a "
+               "bank holiday is charged at 3 times the standard fee per guest, regardless of group size.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Harland Press has acquired the imprint Little Fox from Brightwater Books for an undisclosed sum.", True),
+    ("Brightwater Books has acquired the imprint Little Fox from Harland Press for an undisclosed sum.", False),
+])
+def test_session21_the_buyer_and_the_seller_of_a_from_swapped(claim, flag):
+    context = ("Brightwater Books has acquired the imprint Little Fox from Harland Press for an undisclosed sum. "
+               "Little Fox, 12, published 40 titles last year.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Jess Pike scored 21 points as the Comets beat the Rays 88-80.", True),
+    ("Maya Holt scored 21 points as the Comets beat the Rays 88-80.", False),
+])
+def test_session21_a_count_another_player_is_written_with(claim, flag):
+    context = ("The Comets beat the Rays 88-80 on Friday. Centre Maya Holt scored 21 points, while guard Jess Pike "
+               "hit four three-pointers.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Plus plan (Family) costs $15 a month and includes priority phone support.", True),
+    ("The Pro plan (Business) costs $29 a month and comes with priority phone support.", False),
+    ("The Plus plan (Family) costs $15 a month and includes email support.", False),
+])
+def test_session21_what_only_one_thing_has_given_to_another(claim, flag):
+    context = ("Three plans are available: Basic (Solo) at $8 a month, Plus (Family) at $15 and Pro (Business) at "
+               "$29. Only the Pro plan "
+               "includes priority phone support, while every plan includes email support.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -647,6 +647,11 @@ _KEYED_FREQUENCY = re.compile(r"\b(?:frequency|interval|headway)\s*(?:of|:|=|is)
 _ALIKE_GAP = re.compile(r"[^.!?\d—]{0,50}?(?:[,;]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.!?\d—]{0,40}", re.I)
 
 
+#: A figure that multiplies: "2 times the regular rate", "1.5x", "3 × the dose". It counts nothing, so it takes no
+#: unit from a figure before it.
+_MULTIPLIER_AFTER = re.compile(r"\s*(?:times\b|[x\u00d7](?![\w]))", re.I)
+
+
 def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
     """A bare number coordinated after a counted or measured one is of the same kind: "hired 80 people and
     30 left", "an estimate of 300 attendees, but the final count was 412", "the draft budget was 2,600
@@ -666,6 +671,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue  # "three tickets at £12 and two at £8": a count of its own, priced after it
         if re.match(r"(?:\s*[-\u2013]\s*\d+)?\+?\)?\s*(?:[$€£¥₹]|[A-Z]{3}\s?\d)", text[q.end:q.end + 14]):
             continue  # "seniors 65+ $1.20", "child (5–15) $1.50": who the price is for, not a price
+        if _MULTIPLIER_AFTER.match(text, q.end):
+            continue  # "after 40 hours, the extra hours are paid at 2 times the rate": a multiplier, not 2 hours
         if re.match(r"\s*(?:-|\u2013|to)\s*\d", text[q.end:q.end + 8]):
             continue  # "weighing 165-170 pounds": a range's first end, whose unit comes after the range
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
