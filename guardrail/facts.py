@@ -2043,6 +2043,8 @@ def _anchored_apart(q: Quantity, claim_qs: list[Quantity], home: _Parsed, there:
     Why: two rules worded alike ("Hours beyond 40 in a week are paid at 1.5 times the rate"; "Work on a public
     holiday is paid at 2 times the rate, regardless of weekly hours") share as many of the claim's words; the
     claim's own condition, "after 40 hours", says which one it restates, and the 2 it gives is the other's."""
+    if q.kind == "count" or q.is_word:
+        return False  # (a count the claim sets up, "two children", is stated of several things at once)
     for x in claim_qs:
         if x is q or x.magnitude in (0, 1) or x.is_word and x.kind in ("", "count"):
             continue
@@ -3786,16 +3788,31 @@ def _figure_swapped(claim: str, c: _Parsed, sents, known: set[str], out: FactChe
             continue  # (a gap or a sum, or the figure of a clause of its own)
         me = mine.tokens - _TITLES
         own = [e for t, _, _, e in owned if me & t and _comparable(q, e)]
-        if not own or any(_equivalent(q, e) for e in own):
+        if any(_equivalent(q, e) for e in own):
             continue
         theirs = [(w, sent, e) for t, w, sent, e in owned if not me & t and _equivalent(q, e)
                   and not any(t & (n.tokens - _TITLES) for n in c_names if n is not mine)]
+        if not own:
+            # (no figure of its kind of the claim's own: only the very count, its noun written, that the context
+            # writes after another name in a sentence that gives the claim's name a figure of its own)
+            mine_in = {id(sent) for t, _, sent, _ in owned if me & t}
+            theirs = [(w, sent, e) for w, sent, e in theirs if id(sent) in mine_in and _same_count(q, e)]
         if theirs:
             w, sent, e = theirs[0]
             out.differences.append(Difference(
                 slot="moved", claim_value=f"{q.text} for {mine.text}", evidence_value=f"{e.text} for {w}",
                 evidence_span=_span(sent, e.start, e.end), confidence=conf["moved"]))
             return
+
+
+def _same_count(q: Quantity, e: Quantity) -> bool:
+    """Both count the same written noun ("two tries" / "two tries"), neither taking it from a figure before it.
+    Why: a figure moved to a name the context gives only other kinds of figure ("Tom Ashby scored two tries" where
+    "Tom Ashby kicked 17 points ... while Danny Cole crossed for two tries") has no rival of its own to be compared
+    with; the noun written on both sides is what says it is the other's figure, not some count of the same
+    value."""
+    return q.kind == "count" and e.kind == "count" and q.dimension == e.dimension and q.dimension.startswith("count:") \
+        and not q.inherited and not e.inherited and not q.labelled and not e.labelled and math.isclose(q.value, e.value)
 
 
 def _leads(text: str, n: Name, words_before: int = 1) -> bool:

@@ -3526,12 +3526,12 @@ def test_session21_the_buyer_and_the_seller_of_a_from_swapped(claim, flag):
 
 
 @pytest.mark.parametrize("claim, flag", [
-    ("Jess Pike scored 21 points as the Comets beat the Rays 88-80.", True),
-    ("Maya Holt scored 21 points as the Comets beat the Rays 88-80.", False),
+    ("Sam Ito took three wickets in Kent's win over Essex at Canterbury.", True),
+    ("Ravi Nair took three wickets in Kent's win over Essex at Canterbury.", False),
 ])
 def test_session21_a_count_another_player_is_written_with(claim, flag):
-    context = ("The Comets beat the Rays 88-80 on Friday. Centre Maya Holt scored 21 points, while guard Jess Pike "
-               "hit four three-pointers.")
+    context = ("Kent beat Essex by 40 runs at Canterbury. All-rounder Sam Ito made 54 runs, including six fours, "
+               "while seamer Ravi Nair finished with three wickets. Essex's best effort came from opener Dan Webb.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
 
