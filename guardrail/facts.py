@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -653,7 +653,8 @@ def _comparable(q: Quantity, e: Quantity) -> bool:
         return not q.dimension and not e.dimension
     if q.kind == "count" or e.kind == "count":
         # (a compound counts its head too: "sixty seats" and "60 council seats")
-        return q.dimension == e.dimension or bool({q.dimension, q.head} & {e.dimension, e.head} - {""})
+        return q.dimension == e.dimension or bool({q.dimension, q.head} & {e.dimension, e.head} - {""}) \
+            or counts_alike(q.dimension, e.dimension)
     return q.kind == e.kind
 
 
@@ -697,7 +698,7 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
         if {q.dimension, q.head} & {e.dimension, e.head} - {""}:
             return same_value(q, e)  # a compound's head counts it too: "sixty seats" is "60 council seats"
         # (a kind taken from the figure before it is a guess: "four died and 45 were injured" may be 45 people)
-        if {q.dimension, e.dimension} & _PEOPLE:
+        if {q.dimension, e.dimension} & _PEOPLE or counts_alike(q.dimension, e.dimension):
             return same_value(q, e)  # "around 613,000 people" for "612,880 inhabitants"
         return (q.inherited or e.inherited) and math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
     if q.dimension and e.dimension and (q.kind == "count") != (e.kind == "count"):

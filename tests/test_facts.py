@@ -3547,3 +3547,15 @@ def test_session21_what_only_one_thing_has_given_to_another(claim, flag):
                "includes priority phone support, while every plan includes email support.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Tigers' 3-1 win over the Hawks at Riverside Arena drew a crowd of 5,350.", True),
+    ("The Tigers' 3-1 win over the Hawks at Riverside Arena drew a crowd of 9,100.", False),
+    ("The Eagles' draw with the Lions at Hill Park drew a crowd of 5,350.", False),
+])
+def test_session21_an_attendance_borrowed_from_the_other_match(claim, flag):
+    context = ("The Tigers beat the Hawks 3-1 at Riverside Arena on Sunday in front of 9,100 spectators. Elsewhere, "
+               "the Eagles drew 2-2 with the Lions at Hill Park, where the attendance was 5,350.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -1026,3 +1026,16 @@ def parts_of_whole(text: str) -> list[tuple[float, float, int, int]]:
 
 
 __all__.append("parts_of_whole")
+
+
+#: Count nouns that count the same people, gathered at one event: "a crowd of 17,600" is its "attendance" and its
+#: "17,600 spectators".
+_AUDIENCE = frozenset({"crowd", "spectator", "attendance", "attendee", "onlooker"})
+
+
+def counts_alike(a: str, b: str) -> bool:
+    """Two count dimensions ("count:crowd", "count:spectator") that count the same thing under two nouns. Why: a
+    claim's "watched by a crowd of 17,600" takes the other match's attendance, and the match's own "48,200
+    spectators" is its rival only when the two nouns are read as one slot."""
+    x, y = a.partition(":")[2], b.partition(":")[2]
+    return a.startswith("count:") and b.startswith("count:") and x != y and x in _AUDIENCE and y in _AUDIENCE
