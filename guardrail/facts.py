@@ -586,6 +586,7 @@ def check_facts(
     _credential(claim, sents, question or "", out, conf)
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
+        _field_of_another_label(claim, sents, out, conf)
     if _YES_NO_FIELD.fullmatch(claim):
         # The field's value is its polarity: read against the key's words, it replaces the generic readings,
         # which take the value "no" for a "not" somewhere in a looser paraphrase.
@@ -2989,6 +2990,36 @@ def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: Fact
         return
     out.differences.append(Difference(slot="field_value", kind="not_stated", claim_value=value,
                                       confidence=conf["field_value"]))
+
+
+def _field_of_another_label(claim: str, sents, out: FactCheck, conf) -> None:
+    """A structured answer's field ("return location: Lyon Saint-Exupéry Airport") whose value the context writes
+    under another label ("Pick-up: Lyon Saint-Exupéry Airport, ... Return: Lyon Part-Dieu railway station"), when
+    the context has a label of the field's own whose value is not it. Why: the value is stated word for word, so
+    every other reading finds it; only the label before it says it is another field's."""
+    if any(d.kind == "mismatch" for d in out.differences) or ": " not in claim:
+        return
+    key, value = (part.strip() for part in claim.split(": ", 1))
+    v_terms = set(_parse(value).wording)
+    k_terms = {_fold(t) for t in content_terms(key)}
+    if len(v_terms) < 2 or not k_terms:
+        return
+    under: list[tuple[frozenset[str], str, str, EvidenceSentence, int, int]] = []
+    for _, sent, p in sents:
+        if ": " in p.text:
+            under += [(frozenset(_fold(t) for t in content_terms(label)), label, p.text[a:b], sent, a, b)
+                      for label, a, b in lexicon.labelled_entries(p.text)]
+    mine = [u for u in under if u[0] and u[0] <= k_terms]
+    if not mine or any(_coverage(v_terms, set(_parse(u[2]).term_set)) >= 0.5 for u in mine):
+        return  # (no label of the field's own, or one whose value is the claim's)
+    for terms, label, text, _, _, _ in under:
+        if terms and not terms & k_terms and _coverage(v_terms, set(_parse(text).term_set)) == 1.0:
+            _, own_label, own_text, sent, a, b = mine[0]
+            out.differences.append(Difference(slot="moved", claim_value=f"{key}: {value}",
+                                              evidence_value=f"{label}: {text.strip(' .;')} ({own_label}: "
+                                                             f"{own_text.strip(' .;')})",
+                                              evidence_span=_span(sent, a, b), confidence=conf["moved"]))
+            return
 
 
 # -- a possibility stated as a certainty ------------------------------------------------------------

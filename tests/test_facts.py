@@ -3559,3 +3559,16 @@ def test_session21_an_attendance_borrowed_from_the_other_match(claim, flag):
                "the Eagles drew 2-2 with the Lions at Hill Park, where the attendance was 5,350.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("billing address: 14 Mill Lane, Bristol", True),
+    ("delivery address: 14 Mill Lane, Bristol", False),
+    ("billing address: 22 Park Road, Leeds", False),
+])
+def test_session21_a_field_given_the_value_of_another_label(claim, flag):
+    context = ("Order 5521 confirmed. Deliver to: 14 Mill Lane, Bristol, BS1 4QT. Bill to: 22 Park Road, Leeds, "
+               "LS2 9JT. Items: 2 desk lamps, 1 shelf.")
+    record = "order: 5521; delivery address: 14 Mill Lane, Bristol; items: 2 desk lamps, 1 shelf"
+    flagged, fc = _flagged(claim, context, record=record)
+    assert flagged == flag, fc.differences
