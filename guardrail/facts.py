@@ -2045,10 +2045,13 @@ def _anchored_apart(q: Quantity, claim_qs: list[Quantity], home: _Parsed, there:
     Why: two rules worded alike ("Hours beyond 40 in a week are paid at 1.5 times the rate"; "Work on a public
     holiday is paid at 2 times the rate, regardless of weekly hours") share as many of the claim's words; the
     claim's own condition, "after 40 hours", says which one it restates, and the 2 it gives is the other's."""
-    if q.kind == "count" or q.is_word:
+    if q.kind == "count" or q.is_word or len(claim_qs) > 3:
         return False  # (a count the claim sets up, "two children", is stated of several things at once)
     for x in claim_qs:
-        if x is q or x.magnitude in (0, 1) or x.is_word and x.kind in ("", "count"):
+        # (the anchor is a figure of another slot: figures of one kind, "£68 plus £22", "16 | 18", are a sum's or a
+        # table's, told over several sentences)
+        if x is q or x.magnitude in (0, 1) or x.is_word and x.kind in ("", "count") or _comparable(x, q) \
+                or not x.dimension:
             continue
         if any(_equivalent(x, e) for e in home.quantities) and not any(_equivalent(x, e) for e in there.quantities):
             return True

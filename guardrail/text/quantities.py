@@ -649,7 +649,7 @@ _ALIKE_GAP = re.compile(r"[^.!?\d—]{0,50}?(?:[,;]|\band\b|\bbut\b|\bwhile\b|\b
 
 #: A figure that multiplies: "2 times the regular rate", "1.5x", "3 × the dose". It counts nothing, so it takes no
 #: unit from a figure before it.
-_MULTIPLIER_AFTER = re.compile(r"\s*(?:times\b|[x\u00d7](?![\w]))", re.I)
+_MULTIPLIER_AFTER = re.compile(r"\s*(?:times\b|[x\u00d7](?![\w])(?!\s*\d))", re.I)
 
 
 def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
