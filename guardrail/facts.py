@@ -553,6 +553,7 @@ def check_facts(
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
+    _figure_of_another_subject(claim, c, sents, out, conf)
     _figure_swapped(claim, c, sents, known, out, conf)
     _time_label_moved(claim, c, sents, out, conf)
     # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
@@ -3762,6 +3763,56 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
                     evidence_span=_span(sent, lo + lead.start, e.end), confidence=conf["moved"]))
                 return
             break
+
+
+#: A sentence (or a claim) that opens with a noun phrase of its own: "The 2021 chardonnay from Mâcon spent ...".
+_OPENS_WITH_THING = re.compile(r"\s*(?:The|A|An|Our|Each)\s+(?!(?:first|second|next|last|other|same|rest|total)\b)")
+
+
+def _opening_terms(text: str, m: re.Match[str]) -> frozenset[str]:
+    """The content words of the four words after a sentence's opening determiner: its subject, give or take."""
+    return frozenset(_fold(t) for t in content_terms(" ".join(text[m.end():].split()[:4])))
+
+
+def _figure_of_another_subject(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A measure the context states in a sentence about one thing, given to another it describes in a sentence of
+    its own, both named by common nouns: "The vermentino spent eight months in French oak" where "The 2022
+    vermentino from Sardinia is unoaked ... The 2021 chardonnay from Mâcon spent eight months in French oak".
+    Why: ``_figure_of_another`` reads names, and a wine, a kettle or a room class is no name. Read only for a claim
+    that opens with a noun phrase and states a measure: the claim's subject opens one sentence of the context and
+    never appears in the sentence that states the figure, which opens with a subject the claim never uses."""
+    if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
+        return
+    qs = [q for q in c.quantities[:8] if q.kind not in ("", "count", "ordinal", "change")]
+    head = _OPENS_WITH_THING.match(claim) if qs else None
+    if head is None:
+        return
+    mine_open = _opening_terms(claim, head)
+    claim_words = c.term_set | mine_open
+    opened = [(sent, p, _opening_terms(p.text, m)) for _, sent, p in sents
+              if (m := _OPENS_WITH_THING.match(p.text)) is not None]
+    if len(opened) < 2:
+        return
+    for q in qs:
+        if q.start < head.end():
+            continue
+        said = [p for _, _, p in sents if any(_equivalent(q, e) for e in p.quantities)]
+        stating = [x for x in opened if len(said) == 1 and x[1] is said[0]]
+        if not stating:
+            continue  # (stated once, in a sentence that opens with its own subject)
+        sent, p, theirs = stating[0]
+        other = {t for t in theirs - claim_words if not t[0].isdigit()}
+        for _, p1, o1 in opened:
+            if p1 is p:
+                continue
+            mine = {t for t in (mine_open & o1) - theirs if not t[0].isdigit()}
+            if mine and not mine & p.term_set and other and not other & p1.term_set:
+                e = next(e for e in p.quantities if _equivalent(q, e))
+                out.differences.append(Difference(
+                    slot="moved", claim_value=f"{q.text} for {' '.join(sorted(mine))}",
+                    evidence_value=f"{e.text} for {' '.join(sorted(other))}",
+                    evidence_span=_span(sent, e.start, e.end), confidence=conf["moved"]))
+                return
 
 
 @functools.lru_cache(maxsize=4096)

@@ -3572,3 +3572,15 @@ def test_session21_a_field_given_the_value_of_another_label(claim, flag):
     record = "order: 5521; delivery address: 14 Mill Lane, Bristol; items: 2 desk lamps, 1 shelf"
     flagged, fc = _flagged(claim, context, record=record)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The steel kettle holds 1.2 litres and has a matt finish.", True),
+    ("The glass kettle holds 1.2 litres and has a blue light.", False),
+    ("The steel kettle has a matt finish and a whistle.", False),
+])
+def test_session21_a_measure_of_one_thing_given_to_another_named_by_common_nouns(claim, flag):
+    context = ("The shop stocks two kettles. The steel kettle from Brevo has a matt finish and a whistle. "
+               "The glass kettle from Luma holds 1.2 litres and has a blue light.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
