@@ -3806,6 +3806,8 @@ def _figure_of_another_subject(claim: str, c: _Parsed, sents, out: FactCheck, co
             if p1 is p:
                 continue
             mine = {t for t in (mine_open & o1) - theirs if not t[0].isdigit()}
+            if {t for t in mine_open & theirs if not t[0].isdigit()} - o1:
+                continue  # (the claim names the figure's own subject: "The gala raised £30,000" of "The gala brought in")
             if mine and not mine & p.term_set and other and not other & p1.term_set:
                 e = next(e for e in p.quantities if _equivalent(q, e))
                 out.differences.append(Difference(
