@@ -6094,8 +6094,9 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     mine = [(_spell_steps(cx, spelled), _spell_steps(cy, spelled), a, b) for cx, cy, a, b in mine]
     # (a word both steps of a pair use orders nothing: "add the water before adding the salt" is water / salt)
     mine = [(cx - cy, cy - cx, a, b) if cx - cy and cy - cx else (cx, cy, a, b) for cx, cy, a, b in mine]
-    # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ...")
-    for ex, ey, s, a, b in _ordered_pairs(sents):
+    # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ..."; or two events
+    # each dated in a sentence of its own)
+    for ex, ey, s, a, b in _ordered_pairs(sents) + _dated_sentence_pairs(sents):
         if ex - ey and ey - ex:
             ex, ey = ex - ey, ey - ex
         for cx, cy, _, _ in mine:
@@ -6183,6 +6184,34 @@ def _ordered_pairs(sents) -> list[tuple[frozenset[str], frozenset[str], Evidence
     for k in range(1, len(sents)):
         (_, s0, p0), (_, s1, p1) = sents[k - 1], sents[k]
         if s0[0] == s1[0] and _NEXT_STEP.match(p1.text):
+            ex = frozenset(_step_word(t) for t, _ in terms_with_offsets(p0.text))
+            ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text))
+            if ex and ey:
+                out.append((ex, ey, s1, 0, len(p1.text)))
+    return out
+
+
+def _dated_sentence_pairs(sents) -> list[tuple[frozenset[str], frozenset[str], EvidenceSentence, int, int]]:
+    """(earlier, later) for two sentences of one document that each date one event by its year ("Ashford's railway
+    station opened in 1930 ... Two years later, in 1932, the Ashford Bridge was completed"). Why: a history told
+    one event a sentence orders its events by their dates alone, and "the bridge was completed in 1932, before
+    the station opened" reverses them. Read only for a claim that orders two steps; the first eight dated
+    sentences at most."""
+    dated: list[tuple[tuple[int, int, int], str, EvidenceSentence, _Parsed]] = []
+    for _, s, p in sents:
+        ds = [d for d in p.dates if d.year is not None]
+        if len(ds) == 1 and len({d.year for d in p.dates}) == 1:
+            d = ds[0]
+            assert d.year is not None
+            dated.append(((d.year, d.month or 0, d.day or 0), s[0], s, p))
+            if len(dated) >= 8:
+                break
+    out = []
+    for i, (ki, doc_i, si, pi) in enumerate(dated):
+        for kj, doc_j, sj, pj in dated[i + 1:]:
+            if doc_i != doc_j or ki == kj:
+                continue
+            p0, s1, p1 = (pi, sj, pj) if ki < kj else (pj, si, pi)
             ex = frozenset(_step_word(t) for t, _ in terms_with_offsets(p0.text))
             ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text))
             if ex and ey:

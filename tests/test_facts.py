@@ -3584,3 +3584,15 @@ def test_session21_a_measure_of_one_thing_given_to_another_named_by_common_nouns
                "The glass kettle from Luma holds 1.2 litres and has a blue light.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The glass atrium was added in 1995, before the east wing opened.", True),
+    ("The east wing opened in 1988, before the glass atrium was added.", False),
+    ("The glass atrium was added in 1995, after the east wing opened.", False),
+])
+def test_session21_two_events_dated_in_sentences_of_their_own_reversed(claim, flag):
+    context = ("The museum's east wing opened to visitors in 1988. In 1995 a glass atrium was added to join it to "
+               "the old building. The collection went online in 2012.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
