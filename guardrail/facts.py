@@ -5982,7 +5982,8 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     text = _SPAN_AFTER.sub(lambda m: m.group(1) + "since ", text)  # "24–48 hours after birth": a time, no step
     # "X, after which Y" is "X, then Y" (the "which" is X): no "Y after X" with the steps the other way round.
     text = _AFTER_WHICH.sub(lambda m: ", then" + " " * (len(m.group(0)) - 6), text)
-    for m in re.finditer(r"[^.;!?\n]+", text):
+    # (a dot inside a version or a number is no sentence end: "before installing 3.0, run the script")
+    for m in _STEP_SENTENCE.finditer(text):
         for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
             # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
             fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
@@ -5991,6 +5992,11 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
                 if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
                     out.append((fx, fy, m.start(), m.end()))
     return out
+
+
+#: A stretch of text that may order steps: to a sentence's end or a colon's heading ("Upgrading to 3.0: before
+#: installing ..."), a dot between a figure and a character ("3.0", "2.x") and a clock's colon kept inside it.
+_STEP_SENTENCE = re.compile(r"(?:[^.;:!?\n]|(?<=\d)\.(?=\w)|:(?!\s))+")
 
 
 def _first_step(steps: str) -> str:

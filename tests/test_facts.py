@@ -3596,3 +3596,14 @@ def test_session21_two_events_dated_in_sentences_of_their_own_reversed(claim, fl
                "the old building. The collection went online in 2012.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Flash version 4.2, and then export your saved presets to a USB stick.", True),
+    ("Export your saved presets to a USB stick, then flash version 4.2.", False),
+])
+def test_session21_steps_ordered_after_a_heading_with_version_numbers(claim, flag):
+    context = ("Updating to version 4.2: before flashing 4.2, export your saved presets to a USB stick. Presets "
+               "cannot be exported after the update.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
