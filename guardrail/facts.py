@@ -44,7 +44,8 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, parse_quantities, parts_of_whole, same_value, states_multiple
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
+    states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -471,6 +472,10 @@ def check_facts(
     if subject and re.match(r"\s*(?:it|he|she|they)\b", claim, re.I) and not any(n.tokens & name_tokens(subject) for n in c_names):
         c_names = [Name(0, 0, subject)] + c_names
     _entities(claim, c, c_names, sents, idf, best_score, out, conf, known, r)
+    if r is None and not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+        n_missing = len(out.names_missing)
+        _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
+        del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _codes(c, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
@@ -576,6 +581,7 @@ def check_facts(
     _crossed(claim, sents, known, out, conf)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
+    _figure_of_another_subject(claim, c, sents, out, conf)
     _figure_swapped(claim, c, sents, known, out, conf)
     _time_label_moved(claim, c, sents, out, conf)
     # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
@@ -609,6 +615,7 @@ def check_facts(
     _credential(claim, sents, question or "", out, conf)
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
+        _field_of_another_label(claim, sents, out, conf)
     if _YES_NO_FIELD.fullmatch(claim):
         # The field's value is its polarity: read against the key's words, it replaces the generic readings,
         # which take the value "no" for a "not" somewhere in a looser paraphrase.
@@ -697,7 +704,8 @@ def _comparable(q: Quantity, e: Quantity) -> bool:
         return not q.dimension and not e.dimension
     if q.kind == "count" or e.kind == "count":
         # (a compound counts its head too: "sixty seats" and "60 council seats")
-        return q.dimension == e.dimension or bool({q.dimension, q.head} & {e.dimension, e.head} - {""})
+        return q.dimension == e.dimension or bool({q.dimension, q.head} & {e.dimension, e.head} - {""}) \
+            or counts_alike(q.dimension, e.dimension)
     return q.kind == e.kind
 
 
@@ -741,7 +749,7 @@ def _equivalent(q: Quantity, e: Quantity) -> bool:
         if {q.dimension, q.head} & {e.dimension, e.head} - {""}:
             return same_value(q, e)  # a compound's head counts it too: "sixty seats" is "60 council seats"
         # (a kind taken from the figure before it is a guess: "four died and 45 were injured" may be 45 people)
-        if {q.dimension, e.dimension} & _PEOPLE:
+        if {q.dimension, e.dimension} & _PEOPLE or counts_alike(q.dimension, e.dimension):
             return same_value(q, e)  # "around 613,000 people" for "612,880 inhabitants"
         return (q.inherited or e.inherited) and math.isclose(q.magnitude, e.magnitude, rel_tol=1e-9)
     if q.dimension and e.dimension and (q.kind == "count") != (e.kind == "count"):
@@ -1820,7 +1828,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             and (single or hit[0] in others)
         home = next((k for k in record_home if hit is not None and k != hit[0] and any(
             _slot(q, e) is not None and not _equivalent(q, e) for e in sents[k][2].quantities)), record_home[0]) \
-            if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0] and scores[k] > scores[hit_far[0]] + 0.15
+            if record_rival else next((k for k in support if hit_far is not None and k != hit_far[0]
+                     and (scores[k] > scores[hit_far[0]] + 0.15 or scores[k] >= scores[hit_far[0]]
+                          and _anchored_apart(q, claim_qs, sents[k][2], sents[hit_far[0]][2]))
                      and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
         if hit_far is not None and home is not None and (hit is not None or far):
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
@@ -2110,6 +2120,24 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
 
 
 _CAPITAL_LABEL = re.compile(r"\b[A-Z][a-z]+\s+$")
+
+
+def _anchored_apart(q: Quantity, claim_qs: list[Quantity], home: _Parsed, there: _Parsed) -> bool:
+    """Another figure of the claim is stated in ``home`` and not in ``there``, the sentence that states ``q``.
+    Why: two rules worded alike ("Hours beyond 40 in a week are paid at 1.5 times the rate"; "Work on a public
+    holiday is paid at 2 times the rate, regardless of weekly hours") share as many of the claim's words; the
+    claim's own condition, "after 40 hours", says which one it restates, and the 2 it gives is the other's."""
+    if q.kind == "count" or q.is_word or len(claim_qs) > 3:
+        return False  # (a count the claim sets up, "two children", is stated of several things at once)
+    for x in claim_qs:
+        # (the anchor is a figure of another slot: figures of one kind, "£68 plus £22", "16 | 18", are a sum's or a
+        # table's, told over several sentences)
+        if x is q or x.magnitude in (0, 1) or x.is_word and x.kind in ("", "count") or _comparable(x, q) \
+                or not x.dimension:
+            continue
+        if any(_equivalent(x, e) for e in home.quantities) and not any(_equivalent(x, e) for e in there.quantities):
+            return True
+    return False
 
 
 def _one_said(q: Quantity, sents) -> bool:
@@ -2817,6 +2845,7 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
     e_terms_pos = terms_with_offsets(text[a:b])
     absent = [n for n in c_names if not (n.tokens & clause_tokens or n.tokens & clause_words)
               and not (n.end > n.start and _quoted(claim, n))]
+    absent = [n for n in absent if not _bracketed_alias(claim, n, absent)]
     clause_subject = next((o for o in clause_names if o.end <= o.start), None) or next(
         (o for o in clause_names if len(text[a:a + o.start].split()) <= 1
          and re.match(r"(?:['’]s)?\s+(?:is|was|are|were|has|had|have|will|can|\w+ed)\b", text[a + o.end:])), None)
@@ -2860,6 +2889,49 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+def _bracketed_alias(claim: str, n: Name, others: list[Name]) -> bool:
+    """``n`` is written in brackets right after another of ``others``: "The Intermediate class (VW Golf or
+    similar)" names one thing twice. Why: counted as a second misplaced name, the alias made the claim look like
+    a reshuffle of several names, which the moved-name reading leaves alone, and the class given the SUV's sat
+    nav passed."""
+    for o in others:
+        if o is n or o.end > n.start or o.end <= o.start:
+            continue
+        m = _ALIAS_AFTER.match(claim, o.end)
+        if m is not None and m.start(1) <= n.start and n.end <= m.end(1):
+            return True
+    return False
+
+
+#: A bracket right after a name, at most one lower-case word between: "Intermediate class (VW Golf or similar)".
+_ALIAS_AFTER = re.compile(r"(?:\s+[a-z]+)?\s*(\([^()]{1,40}\))")
+#: A second predicate of the claim's subject: "... is €52 per day and comes with satellite navigation".
+_AND_PREDICATE = re.compile(r",?\s+and\s+(?=(?:also\s+)?[a-z]{3,}s\s)")
+
+
+def _entities_of_second_predicate(claim: str, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf,
+                                  known) -> None:
+    """The names check again on the claim's second predicate, said of its subject: "The Intermediate class is €52
+    per day and comes with satellite navigation" where only the SUV class has it. Why: the whole claim aligns to
+    the clause that states its first predicate (the price), where the name is right, and the clause that gives
+    the second to another name is never compared."""
+    if not c_names or c_names[0].end <= c_names[0].start:
+        return
+    first = c_names[0]
+    m = _AND_PREDICATE.search(claim, first.end)
+    if m is None or re.search(r"[;:]|\b(?:who|which|that|while|whereas)\b", claim[first.end:m.start()]):
+        return
+    alias = _ALIAS_AFTER.match(claim, first.end)
+    subject_end = alias.end() if alias else first.end
+    if any(n.start >= subject_end and n.start < m.start() for n in c_names):
+        return  # (another name before "and" may be what the second predicate is said of)
+    sub = claim[:subject_end] + " " + claim[m.end():]
+    sub_names = names(sub, known)
+    if not sub_names:
+        return
+    _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
 
 
 # -- a clause added to a supported statement -------------------------------------------------------------
@@ -3003,6 +3075,36 @@ def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: Fact
         return
     out.differences.append(Difference(slot="field_value", kind="not_stated", claim_value=value,
                                       confidence=conf["field_value"]))
+
+
+def _field_of_another_label(claim: str, sents, out: FactCheck, conf) -> None:
+    """A structured answer's field ("return location: Lyon Saint-Exupéry Airport") whose value the context writes
+    under another label ("Pick-up: Lyon Saint-Exupéry Airport, ... Return: Lyon Part-Dieu railway station"), when
+    the context has a label of the field's own whose value is not it. Why: the value is stated word for word, so
+    every other reading finds it; only the label before it says it is another field's."""
+    if any(d.kind == "mismatch" for d in out.differences) or ": " not in claim:
+        return
+    key, value = (part.strip() for part in claim.split(": ", 1))
+    v_terms = set(_parse(value).wording)
+    k_terms = {_fold(t) for t in content_terms(key)}
+    if len(v_terms) < 2 or not k_terms:
+        return
+    under: list[tuple[frozenset[str], str, str, EvidenceSentence, int, int]] = []
+    for _, sent, p in sents:
+        if ": " in p.text:
+            under += [(frozenset(_fold(t) for t in content_terms(label)), label, p.text[a:b], sent, a, b)
+                      for label, a, b in lexicon.labelled_entries(p.text)]
+    mine = [u for u in under if u[0] and u[0] <= k_terms]
+    if not mine or any(_coverage(v_terms, set(_parse(u[2]).term_set)) >= 0.5 for u in mine):
+        return  # (no label of the field's own, or one whose value is the claim's)
+    for terms, label, text, _, _, _ in under:
+        if terms and not terms & k_terms and _coverage(v_terms, set(_parse(text).term_set)) == 1.0:
+            _, own_label, own_text, sent, a, b = mine[0]
+            out.differences.append(Difference(slot="moved", claim_value=f"{key}: {value}",
+                                              evidence_value=f"{label}: {text.strip(' .;')} ({own_label}: "
+                                                             f"{own_text.strip(' .;')})",
+                                              evidence_span=_span(sent, a, b), confidence=conf["moved"]))
+            return
 
 
 # -- a possibility stated as a certainty ------------------------------------------------------------
@@ -3744,6 +3846,58 @@ def _figure_of_another(claim: str, c: _Parsed, sents, known: set[str], out: Fact
             break
 
 
+#: A sentence (or a claim) that opens with a noun phrase of its own: "The 2021 chardonnay from Mâcon spent ...".
+_OPENS_WITH_THING = re.compile(r"\s*(?:The|A|An|Our|Each)\s+(?!(?:first|second|next|last|other|same|rest|total)\b)")
+
+
+def _opening_terms(text: str, m: re.Match[str]) -> frozenset[str]:
+    """The content words of the four words after a sentence's opening determiner: its subject, give or take."""
+    return frozenset(_fold(t) for t in content_terms(" ".join(text[m.end():].split()[:4])))
+
+
+def _figure_of_another_subject(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A measure the context states in a sentence about one thing, given to another it describes in a sentence of
+    its own, both named by common nouns: "The vermentino spent eight months in French oak" where "The 2022
+    vermentino from Sardinia is unoaked ... The 2021 chardonnay from Mâcon spent eight months in French oak".
+    Why: ``_figure_of_another`` reads names, and a wine, a kettle or a room class is no name. Read only for a claim
+    that opens with a noun phrase and states a measure: the claim's subject opens one sentence of the context and
+    never appears in the sentence that states the figure, which opens with a subject the claim never uses."""
+    if any(d.kind == "mismatch" and d.slot in ("role", "entity", "attribution", "moved", "number") for d in out.differences):
+        return
+    qs = [q for q in c.quantities[:8] if q.kind not in ("", "count", "ordinal", "change")]
+    head = _OPENS_WITH_THING.match(claim) if qs else None
+    if head is None:
+        return
+    mine_open = _opening_terms(claim, head)
+    claim_words = c.term_set | mine_open
+    opened = [(sent, p, _opening_terms(p.text, m)) for _, sent, p in sents
+              if (m := _OPENS_WITH_THING.match(p.text)) is not None]
+    if len(opened) < 2:
+        return
+    for q in qs:
+        if q.start < head.end():
+            continue
+        said = [p for _, _, p in sents if any(_equivalent(q, e) for e in p.quantities)]
+        stating = [x for x in opened if len(said) == 1 and x[1] is said[0]]
+        if not stating:
+            continue  # (stated once, in a sentence that opens with its own subject)
+        sent, p, theirs = stating[0]
+        other = {t for t in theirs - claim_words if not t[0].isdigit()}
+        for _, p1, o1 in opened:
+            if p1 is p:
+                continue
+            mine = {t for t in (mine_open & o1) - theirs if not t[0].isdigit()}
+            if {t for t in mine_open & theirs if not t[0].isdigit()} - o1:
+                continue  # (the claim names the figure's own subject: "The gala raised £30,000" of "The gala brought in")
+            if mine and not mine & p.term_set and other and not other & p1.term_set:
+                e = next(e for e in p.quantities if _equivalent(q, e))
+                out.differences.append(Difference(
+                    slot="moved", claim_value=f"{q.text} for {' '.join(sorted(mine))}",
+                    evidence_value=f"{e.text} for {' '.join(sorted(other))}",
+                    evidence_span=_span(sent, e.start, e.end), confidence=conf["moved"]))
+                return
+
+
 @functools.lru_cache(maxsize=4096)
 def _figure_owners(text: str, known: frozenset[str]) -> tuple[tuple[frozenset[str], str, int], ...]:
     """(owner's words, owner as written, index of the figure in ``_parse(text).quantities``) for each figure of a
@@ -3803,16 +3957,31 @@ def _figure_swapped(claim: str, c: _Parsed, sents, known: set[str], out: FactChe
             continue  # (a gap or a sum, or the figure of a clause of its own)
         me = mine.tokens - _TITLES
         own = [e for t, _, _, e in owned if me & t and _comparable(q, e)]
-        if not own or any(_equivalent(q, e) for e in own):
+        if any(_equivalent(q, e) for e in own):
             continue
         theirs = [(w, sent, e) for t, w, sent, e in owned if not me & t and _equivalent(q, e)
                   and not any(t & (n.tokens - _TITLES) for n in c_names if n is not mine)]
+        if not own:
+            # (no figure of its kind of the claim's own: only the very count, its noun written, that the context
+            # writes after another name in a sentence that gives the claim's name a figure of its own)
+            mine_in = {id(sent) for t, _, sent, _ in owned if me & t}
+            theirs = [(w, sent, e) for w, sent, e in theirs if id(sent) in mine_in and _same_count(q, e)]
         if theirs:
             w, sent, e = theirs[0]
             out.differences.append(Difference(
                 slot="moved", claim_value=f"{q.text} for {mine.text}", evidence_value=f"{e.text} for {w}",
                 evidence_span=_span(sent, e.start, e.end), confidence=conf["moved"]))
             return
+
+
+def _same_count(q: Quantity, e: Quantity) -> bool:
+    """Both count the same written noun ("two tries" / "two tries"), neither taking it from a figure before it.
+    Why: a figure moved to a name the context gives only other kinds of figure ("Tom Ashby scored two tries" where
+    "Tom Ashby kicked 17 points ... while Danny Cole crossed for two tries") has no rival of its own to be compared
+    with; the noun written on both sides is what says it is the other's figure, not some count of the same
+    value."""
+    return q.kind == "count" and e.kind == "count" and q.dimension == e.dimension and q.dimension.startswith("count:") \
+        and not q.inherited and not e.inherited and not q.labelled and not e.labelled and math.isclose(q.value, e.value)
 
 
 def _leads(text: str, n: Name, words_before: int = 1) -> bool:
@@ -4169,26 +4338,16 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
     found = [n for n in c_names if any(x.tokens & n.tokens for x in e_names)]
     if len(found) < 2:
         return
-    n1, n2 = found[0], found[1]
-    gap_c = claim[n1.end:n2.start] if n1.start < n2.start else ""
-    between_c = _link_terms(_REPORTED.sub(" ", gap_c))
-    if not between_c:
-        return
-    # Each name may be mentioned more than once ("In Dorsey Farms v. Calloway Freight, the court held that
-    # Calloway Freight had breached its contract with Dorsey Farms"): the two mentions the link joins.
-    acts_c = {lexicon.action(t) for t in between_c}
-    for m1 in [x for x in e_names if x.tokens & n1.tokens]:
-        for m2 in [x for x in e_names if x.tokens & n2.tokens and x is not m1]:
-            lo, hi = sorted([m1, m2], key=lambda x: x.start)
-            gap_e = a_text[lo.end:hi.start]
-            between_e = _link_terms(_REPORTED.sub(" ", gap_e))
-            if between_c & between_e or acts_c & {lexicon.action(t) for t in between_e}:
-                break
-        else:
-            continue
-        break
+    # The first two names the link joins; failing them, the first with the third ("Northvale have signed lock
+    # James Corrigan from Harbour City": the signing club and the selling club, the player between them).
+    for i, j in ((0, 1), (0, 2), (1, 2))[: 1 if len(found) < 3 else 3]:
+        n1, n2 = found[i], found[j]
+        joined = _role_link(claim, n1, n2, a_text, e_names)
+        if joined is not None:
+            break
     else:
         return  # no shared link, not even one action named by two verbs ("defeated" / "beat")
+    m1, m2, lo, hi = joined
     passive_c = bool(re.search(r"\bby\b", claim[n1.end:n2.start], re.I)) and not _infinitive_link(claim[n1.end:n2.start])
     passive_e = bool(re.search(r"\bby\b", a_text[lo.end:hi.start], re.I)) and not _infinitive_link(a_text[lo.end:hi.start])
     same_order = m1.start < m2.start
@@ -4196,6 +4355,26 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+def _role_link(claim: str, n1: Name, n2: Name, a_text: str, e_names: list[Name]) -> tuple[Name, Name, Name, Name] | None:
+    """The mentions of ``n1`` and ``n2`` in ``a_text`` joined by a link the claim joins them by too (the same words,
+    or one action named by two verbs), and the two in the order written; None when no link is shared. Why: a
+    role is swapped only between two parties the same act joins on both sides."""
+    gap_c = claim[n1.end:n2.start] if n1.start < n2.start else ""
+    between_c = _link_terms(_REPORTED.sub(" ", gap_c))
+    if not between_c:
+        return None
+    # Each name may be mentioned more than once ("In Dorsey Farms v. Calloway Freight, the court held that
+    # Calloway Freight had breached its contract with Dorsey Farms"): the two mentions the link joins.
+    acts_c = {lexicon.action(t) for t in between_c}
+    for m1 in [x for x in e_names if x.tokens & n1.tokens]:
+        for m2 in [x for x in e_names if x.tokens & n2.tokens and x is not m1]:
+            lo, hi = sorted([m1, m2], key=lambda x: x.start)
+            between_e = _link_terms(_REPORTED.sub(" ", a_text[lo.end:hi.start]))
+            if between_c & between_e or acts_c & {lexicon.action(t) for t in between_e}:
+                return m1, m2, lo, hi
+    return None
 
 
 #: Past tenses whose passive participle differs ("wrote" -> "written by"); regular ones end in "-ed" both ways.
@@ -5922,7 +6101,8 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     text = _SPAN_AFTER.sub(lambda m: m.group(1) + "since ", text)  # "24–48 hours after birth": a time, no step
     # "X, after which Y" is "X, then Y" (the "which" is X): no "Y after X" with the steps the other way round.
     text = _AFTER_WHICH.sub(lambda m: ", then" + " " * (len(m.group(0)) - 6), text)
-    for m in re.finditer(r"[^.;!?\n]+", text):
+    # (a dot inside a version or a number is no sentence end: "before installing 3.0, run the script")
+    for m in _STEP_SENTENCE.finditer(text):
         for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
             # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
             fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
@@ -5931,6 +6111,11 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
                 if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
                     out.append((fx, fy, m.start(), m.end()))
     return out
+
+
+#: A stretch of text that may order steps: to a sentence's end or a colon's heading ("Upgrading to 3.0: before
+#: installing ..."), a dot between a figure and a character ("3.0", "2.x") and a clock's colon kept inside it.
+_STEP_SENTENCE = re.compile(r"(?:[^.;:!?\n]|(?<=\d)\.(?=\w)|:(?!\s))+")
 
 
 def _first_step(steps: str) -> str:
@@ -6034,8 +6219,9 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     mine = [(_spell_steps(cx, spelled), _spell_steps(cy, spelled), a, b) for cx, cy, a, b in mine]
     # (a word both steps of a pair use orders nothing: "add the water before adding the salt" is water / salt)
     mine = [(cx - cy, cy - cx, a, b) if cx - cy and cy - cx else (cx, cy, a, b) for cx, cy, a, b in mine]
-    # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ...")
-    for ex, ey, s, a, b in _ordered_pairs(sents):
+    # (the context's steps in one sentence, or in two when the second opens "Then ..." / "Next, ..."; or two events
+    # each dated in a sentence of its own)
+    for ex, ey, s, a, b in _ordered_pairs(sents) + _dated_sentence_pairs(sents):
         if ex - ey and ey - ex:
             ex, ey = ex - ey, ey - ex
         for cx, cy, _, _ in mine:
@@ -6123,6 +6309,34 @@ def _ordered_pairs(sents) -> list[tuple[frozenset[str], frozenset[str], Evidence
     for k in range(1, len(sents)):
         (_, s0, p0), (_, s1, p1) = sents[k - 1], sents[k]
         if s0[0] == s1[0] and _NEXT_STEP.match(p1.text):
+            ex = frozenset(_step_word(t) for t, _ in terms_with_offsets(p0.text))
+            ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text))
+            if ex and ey:
+                out.append((ex, ey, s1, 0, len(p1.text)))
+    return out
+
+
+def _dated_sentence_pairs(sents) -> list[tuple[frozenset[str], frozenset[str], EvidenceSentence, int, int]]:
+    """(earlier, later) for two sentences of one document that each date one event by its year ("Ashford's railway
+    station opened in 1930 ... Two years later, in 1932, the Ashford Bridge was completed"). Why: a history told
+    one event a sentence orders its events by their dates alone, and "the bridge was completed in 1932, before
+    the station opened" reverses them. Read only for a claim that orders two steps; the first eight dated
+    sentences at most."""
+    dated: list[tuple[tuple[int, int, int], str, EvidenceSentence, _Parsed]] = []
+    for _, s, p in sents:
+        ds = [d for d in p.dates if d.year is not None]
+        if len(ds) == 1 and len({d.year for d in p.dates}) == 1:
+            d = ds[0]
+            assert d.year is not None
+            dated.append(((d.year, d.month or 0, d.day or 0), s[0], s, p))
+            if len(dated) >= 8:
+                break
+    out = []
+    for i, (ki, doc_i, si, pi) in enumerate(dated):
+        for kj, doc_j, sj, pj in dated[i + 1:]:
+            if doc_i != doc_j or ki == kj:
+                continue
+            p0, s1, p1 = (pi, sj, pj) if ki < kj else (pj, si, pi)
             ex = frozenset(_step_word(t) for t, _ in terms_with_offsets(p0.text))
             ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text))
             if ex and ey:

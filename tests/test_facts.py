@@ -3607,3 +3607,117 @@ def test_session21_a_thing_had_is_no_act_denied_and_a_loose_can_is_no_duty():
     assert not _flagged("Check whether your laptop has an HDMI port or an adapter for it.", context)[0]
     context = "The parish council raised no objection to the scheme."
     assert _flagged("The parish council objected to the scheme.", context)[0]
+
+
+# -- session 21 (wtc) ---
+def test_session21_a_multiplier_takes_no_unit_from_the_figure_before_it():
+    from guardrail.text.quantities import parse_quantities
+    qs = parse_quantities("After 35 hours in a week, the extra hours are paid at 1.75 times the base rate.")
+    assert [(q.text, q.dimension) for q in qs][-1] == ("1.75", "")
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("When a group has more than 6 guests, each guest is charged 3 times the standard fee.", True),
+    ("When a group has more than 6 guests, each guest is charged 1.25 times the standard fee.", False),
+    ("On a bank holiday every guest is charged 3 times the standard fee, whatever the group size.", False),
+])
+def test_session21_a_multiplier_borrowed_from_the_next_rule(claim, flag):
+    context = ("Groups of more than 6 guests are charged 1.25 times the standard fee per guest. Any booking on a "
+               "bank holiday is charged at 3 times the standard fee per guest, regardless of group size.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Harland Press has acquired the imprint Little Fox from Brightwater Books for an undisclosed sum.", True),
+    ("Brightwater Books has acquired the imprint Little Fox from Harland Press for an undisclosed sum.", False),
+])
+def test_session21_the_buyer_and_the_seller_of_a_from_swapped(claim, flag):
+    context = ("Brightwater Books has acquired the imprint Little Fox from Harland Press for an undisclosed sum. "
+               "Little Fox, 12, published 40 titles last year.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Sam Ito took three wickets in Kent's win over Essex at Canterbury.", True),
+    ("Ravi Nair took three wickets in Kent's win over Essex at Canterbury.", False),
+])
+def test_session21_a_count_another_player_is_written_with(claim, flag):
+    context = ("Kent beat Essex by 40 runs at Canterbury. All-rounder Sam Ito made 54 runs, including six fours, "
+               "while seamer Ravi Nair finished with three wickets. Essex's best effort came from opener Dan Webb.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Plus plan (Family) costs $15 a month and includes priority phone support.", True),
+    ("The Pro plan (Business) costs $29 a month and comes with priority phone support.", False),
+    ("The Plus plan (Family) costs $15 a month and includes email support.", False),
+])
+def test_session21_what_only_one_thing_has_given_to_another(claim, flag):
+    context = ("Three plans are available: Basic (Solo) at $8 a month, Plus (Family) at $15 and Pro (Business) at "
+               "$29. Only the Pro plan "
+               "includes priority phone support, while every plan includes email support.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The Tigers' 3-1 win over the Hawks at Riverside Arena drew a crowd of 5,350.", True),
+    ("The Tigers' 3-1 win over the Hawks at Riverside Arena drew a crowd of 9,100.", False),
+    ("The Eagles' draw with the Lions at Hill Park drew a crowd of 5,350.", False),
+])
+def test_session21_an_attendance_borrowed_from_the_other_match(claim, flag):
+    context = ("The Tigers beat the Hawks 3-1 at Riverside Arena on Sunday in front of 9,100 spectators. Elsewhere, "
+               "the Eagles drew 2-2 with the Lions at Hill Park, where the attendance was 5,350.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("billing address: 14 Mill Lane, Bristol", True),
+    ("delivery address: 14 Mill Lane, Bristol", False),
+    ("billing address: 22 Park Road, Leeds", False),
+])
+def test_session21_a_field_given_the_value_of_another_label(claim, flag):
+    context = ("Order 5521 confirmed. Deliver to: 14 Mill Lane, Bristol, BS1 4QT. Bill to: 22 Park Road, Leeds, "
+               "LS2 9JT. Items: 2 desk lamps, 1 shelf.")
+    record = "order: 5521; delivery address: 14 Mill Lane, Bristol; items: 2 desk lamps, 1 shelf"
+    flagged, fc = _flagged(claim, context, record=record)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The steel kettle holds 1.2 litres and has a matt finish.", True),
+    ("The glass kettle holds 1.2 litres and has a blue light.", False),
+    ("The steel kettle has a matt finish and a whistle.", False),
+])
+def test_session21_a_measure_of_one_thing_given_to_another_named_by_common_nouns(claim, flag):
+    context = ("The shop stocks two kettles. The steel kettle from Brevo has a matt finish and a whistle. "
+               "The glass kettle from Luma holds 1.2 litres and has a blue light.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The glass atrium was added in 1995, before the east wing opened.", True),
+    ("The east wing opened in 1988, before the glass atrium was added.", False),
+    ("The glass atrium was added in 1995, after the east wing opened.", False),
+])
+def test_session21_two_events_dated_in_sentences_of_their_own_reversed(claim, flag):
+    context = ("The museum's east wing opened to visitors in 1988. In 1995 a glass atrium was added to join it to "
+               "the old building. The collection went online in 2012.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Flash version 4.2, and then export your saved presets to a USB stick.", True),
+    ("Export your saved presets to a USB stick, then flash version 4.2.", False),
+])
+def test_session21_steps_ordered_after_a_heading_with_version_numbers(claim, flag):
+    context = ("Updating to version 4.2: before flashing 4.2, export your saved presets to a USB stick. Presets "
+               "cannot be exported after the update.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -937,3 +937,17 @@ def co_use(text: str) -> tuple[tuple[str, str], ...]:
 
 
 __all__ += ["co_use"]
+
+
+#: A label that opens an entry of a record written as text: "Pick-up: Lyon Airport, 12 June, 09:30." (a colon and a
+#: space: "09:30" is no label).
+_ENTRY_LABEL = re.compile(r"(?:^|(?<=[.;|\n])\s*)([A-Z][\w'\u2019\-]*(?: [\w'\u2019\-]+){0,3}):\s+")
+
+
+def labelled_entries(text: str) -> list[tuple[str, int, int]]:
+    """(label, start, end of its value) for each "Label: value" entry of ``text``, the value running to the next
+    label or the end of the text. Why: a record written as prose ("Pick-up: Lyon Airport, 12 June. Return: Lyon
+    Part-Dieu station, 19 June.") says which value is which field's only by the label before it."""
+    found = list(_ENTRY_LABEL.finditer(text))
+    return [(m.group(1), m.end(), found[i + 1].start() if i + 1 < len(found) else len(text))
+            for i, m in enumerate(found)]

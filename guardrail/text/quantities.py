@@ -654,6 +654,11 @@ _KEYED_FREQUENCY = re.compile(r"\b(?:frequency|interval|headway)\s*(?:of|:|=|is)
 _ALIKE_GAP = re.compile(r"[^.!?\d—]{0,50}?(?:[,;]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof\s+(?:whom|which|them)\b)[^.!?\d—]{0,40}", re.I)
 
 
+#: A figure that multiplies: "2 times the regular rate", "1.5x", "3 × the dose". It counts nothing, so it takes no
+#: unit from a figure before it.
+_MULTIPLIER_AFTER = re.compile(r"\s*(?:times\b|[x\u00d7](?![\w])(?!\s*\d))", re.I)
+
+
 def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
     """A bare number coordinated after a counted or measured one is of the same kind: "hired 80 people and
     30 left", "an estimate of 300 attendees, but the final count was 412", "the draft budget was 2,600
@@ -673,6 +678,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue  # "three tickets at £12 and two at £8": a count of its own, priced after it
         if re.match(r"(?:\s*[-\u2013]\s*\d+)?\+?\)?\s*(?:[$€£¥₹]|[A-Z]{3}\s?\d)", text[q.end:q.end + 14]):
             continue  # "seniors 65+ $1.20", "child (5–15) $1.50": who the price is for, not a price
+        if _MULTIPLIER_AFTER.match(text, q.end):
+            continue  # "after 40 hours, the extra hours are paid at 2 times the rate": a multiplier, not 2 hours
         if re.match(r"\s*(?:-|\u2013|to)\s*\d", text[q.end:q.end + 8]):
             continue  # "weighing 165-170 pounds": a range's first end, whose unit comes after the range
         if _ALIKE_GAP.fullmatch(text, prev.end, q.start) and _nothing_counted_after(text, q.end):
@@ -1049,3 +1056,16 @@ def states_multiple(text: str) -> bool:
 
 
 __all__.append("states_multiple")
+
+
+#: Count nouns that count the same people, gathered at one event: "a crowd of 17,600" is its "attendance" and its
+#: "17,600 spectators".
+_AUDIENCE = frozenset({"crowd", "spectator", "attendance", "attendee", "onlooker"})
+
+
+def counts_alike(a: str, b: str) -> bool:
+    """Two count dimensions ("count:crowd", "count:spectator") that count the same thing under two nouns. Why: a
+    claim's "watched by a crowd of 17,600" takes the other match's attendance, and the match's own "48,200
+    spectators" is its rival only when the two nouns are read as one slot."""
+    x, y = a.partition(":")[2], b.partition(":")[2]
+    return a.startswith("count:") and b.startswith("count:") and x != y and x in _AUDIENCE and y in _AUDIENCE
