@@ -3721,3 +3721,34 @@ def test_session21_steps_ordered_after_a_heading_with_version_numbers(claim, fla
                "cannot be exported after the update.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+# RAGTruth dev false alarms of this session's new readings, found and fixed (each in other words here)
+@pytest.mark.parametrize("claim, context", [
+    # a news story's sentences about one storm are no two things of one kind
+    ("The storm brought gusts of 120 km/h and heavy rain.",
+     "The deep low-pressure system moved in overnight with heavy rain. The fierce winds peaked at 120 km/h on the coast."),
+    # names that share a word are no two parties told apart
+    ("Hale's retirement was announced by his daughter, Ruth Hale, who runs Hale Foods.",
+     "Arthur Hale retired on Monday. The announcement was made by his daughter, Ruth Hale, who runs Hale Foods."),
+    # a year and a day in it are not ordered; a car's model year dates no event
+    ("Dana Ruiz vanished after meeting a friend in Dayton in 2001.",
+     "Dana Ruiz: met a friend and vanished in 2001. She met the friend on 3 March 2001 in Dayton. "
+     "She was last seen driving a 1994 Ford Escort."),
+    # one shared word does not cross two steps of four words or more
+    ("Audits happen before the product is shipped, while inspections happen during assembly.",
+     "Audits take place before the product is shipped. The inspection teams work during assembly and once the "
+     "product is packed."),
+    # "over" a round figure may round it itself
+    ("The hotline took over 9,000 calls in the first week.", "The hotline received 9,000 calls in its first week."),
+])
+def test_session21_ragtruth_false_alarms_of_this_sessions_readings(claim, context):
+    flagged, fc = _findings(claim, context)
+    assert not flagged, (fc.differences, fc.reworded)
+
+
+def test_session21_not_addressing_a_topic_asks_no_place():
+    context = "Open Settings and untick Show Friend list to everyone: you can't hide your friends from your friends."
+    fc = check_facts("The passage explains the friend list setting, but it does not address hiding individual friends.",
+                     sentences(context))
+    assert not [d for d in fc.differences if d.slot == "false_abstention"], fc.differences
