@@ -1440,7 +1440,7 @@ def _current_of(e: Quantity, k: int, sents, pool: list[tuple[int, Quantity, str]
     return False
 
 
-_PRICED_FROM = re.compile(r"\b(?:start(?:s|ed|ing)?|priced|available|costs?|costing|prices?|fares?|rates?)\s+from\s*$", re.I)
+_PRICED_FROM = re.compile(r"\b(?:start(?:s|ed|ing)?|priced|available|costing)\s+from\s*$", re.I)
 
 
 def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
@@ -1449,8 +1449,8 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         return None  # the claim itself talks about the old value
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
-    if from_to and _PRICED_FROM.search(lead):
-        from_to = None  # "Car fares start from £54": the lowest price, not a value changed from
+    if from_to and _PRICED_FROM.search(lead) and not re.match(r"\s*to\b", sent_text[e.end:e.end + 6], re.I):
+        from_to = None  # "Car fares start from £54": the lowest price, not a value changed from (nor "from £54 to £60")
     old = from_to or re.search(
         r"\b(?:previously|formerly|originally|used\s+to|until|prior\s+to|initially|at\s+first|no\s+longer|"
         r"(?:the\s+)?(?:earlier|previous|former|old|original|initial)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"

@@ -3530,11 +3530,13 @@ def test_session21_after_that_at_a_clause_end_says_when():
 
 @pytest.mark.parametrize("claim, flag", [
     ("Return fares start from £32 and children pay £9.", False),   # "from" a lowest price, not a changed value
+    ("The parking rate is £6 a day.", True),                        # "rate from £6 to £7.50": a value changed
     ("Heat alarms go in every kitchen and utility room (utility rooms under 4 m² excluded).", False),
     ("Heat alarms go in every kitchen and every utility room.", True),
 ])
 def test_session21_a_price_from_is_no_old_value_and_an_exception_said_after_counts(claim, flag):
     context = ("Return fares start from £32, and children pay £9. The service is currently busy. "
+               "In May the council raised the parking rate from £6 to £7.50 a day. "
                "Heat alarms must be fitted in every kitchen and utility room, excluding utility rooms under 4 m².")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
