@@ -6246,15 +6246,20 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
             # news sentence tie any two steps on RAGTruth)
             loose = crossed2 >= 0.5 and kept2 < 0.4 and crossed2 >= 1.5 * kept2 and not (
                 _WHEN_LED.match(claim) or _WHEN_LED.match(s[3][a:b])) and min(len(cx), len(cy)) >= 2 \
-                and len(ex) + len(ey) <= 16 and len(cx & ey) >= (2 if len(ey) > 3 else 1) \
-                and len(cy & ex) >= (2 if len(ex) > 3 else 1)
-            # (two words each way for a step of four words or more: "done" alone crosses "QA is done before ..." with
-            # "QC activities are done during the manufacturing process")
+                and len(ex) + len(ey) <= 16 and (cx & ey) - _LIGHT_STEP_WORDS \
+                and (cy & ex) - _LIGHT_STEP_WORDS
+            # (a word of substance each way: "done" alone crosses "QA is done before ..." with "QC activities are done
+            # during the manufacturing process")
             if ((crossed >= 0.6 and kept < 0.5) or loose) and not _timed_in_order(claim):
                 out.differences.append(Difference(slot="comparison", claim_value=claim.strip()[:120],
                                                   evidence_value=s[3][a:b].strip()[:120],
                                                   evidence_span=_span(s, a, b), confidence=conf["comparison"]))
                 return
+
+
+#: Verbs that name no step of their own ("is done", "was made", "got"): a crossing on them alone crosses nothing.
+_LIGHT_STEP_WORDS = frozenset(_step_word(w) for w in "do does did done doing make makes made making get gets got take "
+                              "takes took taken go goes went gone have has had be is was were been".split())
 
 
 @functools.lru_cache(maxsize=1024)
