@@ -433,6 +433,10 @@ _FILLER = re.compile(
     r"(?:i'?m |i am )?(?:happy|glad) to help|no problem|you'?re welcome|thanks?(?: you)?(?: for (?:asking|your question))?|"
     r"hello|hi|hey|(?:i )?hope (?:this|that|it) helps.*|let me know if .*|please let me know .*|feel free to .*|"
     r"is there anything else .*|(?:i'?d|i would) be (?:happy|glad) to .*|"
+    # a suggestion to check the source ("It's worth checking the release notes for the latest."): no claim of it
+    r"(?:it'?s|it is) (?:always )?(?:worth|a good idea|best|wise|advisable|sensible) (?:to )?(?:check|confirm|double-check|verify|"
+    r"contact|ask|look at|read)\w* .*|(?:you )?(?:may|might) (?:also )?(?:want|wish|like) to (?:check|confirm|double-check|"
+    r"verify|contact|ask|read)\w* .*|"
     r"(?:(?:sure|certainly|of course|absolutely|okay|ok)[,!.]?\s*)?(?:i can|i'?ll|i will|let me|i'?d be happy to|i'?m happy to) help.*)"
     r"[\s!.,]*",
     re.IGNORECASE,

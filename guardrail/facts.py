@@ -42,7 +42,7 @@ from itertools import chain, combinations, islice, takewhile
 from typing import NamedTuple
 
 from .text import lexicon
-from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
+from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
     states_multiple
@@ -1214,12 +1214,21 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     lead = _LEAD_KEY.match(p.text)
     keyed = frozenset(_fold(t) for t in content_terms(lead.group(0))) if lead and lead.end() <= e.start else frozenset()
     for other in p.quantities:
-        if other is e or _slot(q, other) != "number" or any(_equivalent(x, other) for x in claim_qs):
+        if other is e or _slot(q, other) != "number":
+            continue
+        # (a claim that states the other figure too is about both: borrowed only when it gives that one the words of
+        # this one, the pair crossed: "Adults pay £9 and children pay £18" of "£18 for adults and £9 for children")
+        twin = next((x for x in claim_qs if x is not q and _equivalent(x, other)), None)
+        if twin is not None and not (_only_terms(p, e, other) & _local_terms(c, twin)):
             continue
         lo, hi = sorted([other, e], key=lambda x: x.start)
         if re.fullmatch(r"\s*(?:to|-|\u2013)\s*", p.text[lo.end:hi.start]) and re.search(r"\b(?:from|between)\s*$", p.text[:lo.start], re.I):
             continue  # "rose from £2 to £2.50 in 2023": one thing's old and new value (or a range), not two things'
         theirs, own = _only_terms(p, other, e) - keyed, _only_terms(p, e, other) - keyed
+        if other.start < e.start and other is p.quantities[0] and not content_terms(_stated_with(p, e)[0]):
+            # the words that open the sentence frame both figures of a pair written after them: "Tickets cost £18
+            # for adults and £9 for children" (the £9 has no words of its own before it: "cost" is both's)
+            theirs -= frozenset(_fold(t) for t in content_terms(p.text[:other.start]))
         if _told_of_other(mine, own, theirs):
             return other, _as_written(p, other, theirs), _as_written(p, e, own)
         # Or with some of the other's own words and otherwise only words both share ("Wired charging: 15 W" against
@@ -1440,6 +1449,9 @@ def _current_of(e: Quantity, k: int, sents, pool: list[tuple[int, Quantity, str]
     return False
 
 
+_CHANGED_FROM = re.compile(r"\b(?:cut|cuts|raised?|raises|increas\w*|reduc\w*|lower\w*|chang\w*|mov\w*|rose|risen|fell|fallen|"
+                           r"went|gone|dropp?\w*|up|down|switch\w*|extend\w*|shorten\w*|amend\w*|revis\w*|updat\w*|"
+                           r"adjust\w*|shift\w*|replac\w*|upgrad\w*|downgrad\w*)\s+(?:\S+\s+){0,6}?from\s*$", re.I)
 _PRICED_FROM = re.compile(r"\b(?:start(?:s|ed|ing)?|priced|available|costing)\s+from\s*$", re.I)
 
 
@@ -1451,6 +1463,8 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     if from_to and _PRICED_FROM.search(lead) and not re.match(r"\s*to\b", sent_text[e.end:e.end + 6], re.I):
         from_to = None  # "Car fares start from £54": the lowest price, not a value changed from (nor "from £54 to £60")
+    if from_to and not _CHANGED_FROM.search(lead) and not re.match(r"\s*(?:[^\s.;]+\s+){0,5}?to\b", sent_text[e.end:e.end + 60], re.I):
+        from_to = None  # "Single-vision glasses from £59": a price's floor; a change says what it changed, or to what
     old = from_to or re.search(
         r"\b(?:previously|formerly|originally|used\s+to|until|prior\s+to|initially|at\s+first|no\s+longer|"
         r"(?:the\s+)?(?:earlier|previous|former|old|original|initial)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
@@ -1758,8 +1772,20 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
               and sents[j][1][0] == sents[k][1][0]} if _TOTAL.search(c.text) else set()
     ranges = _ranges(sents)
     rates_here = _rate_pairs([sents[k][2] for k in near] + [c])  # (once: a claim may hold thousands of figures)
+    # One sentence that states every figure of the claim (two or more) is the claim's, whatever sentence its words
+    # align to better: "Annual income £12,001–£20,000: credit rate 20%" is the table's second row, not its header's
+    # first ("Annual income up to £12,000: credit rate 30%").
+    all_home = next((k for k in range(len(sents)) if len(claim_qs) >= 2 and all(
+        any(_equivalent(q, e) for e in sents[k][2].quantities) for q in claim_qs)), None) if len(claim_qs) <= 6 else None
     for q in each(claim_qs):
         out.numbers += 1
+        if all_home is not None and all_home not in support[:1] and not q.bound:
+            # (only where the claim aligns elsewhere: within its own sentence, a pair's figures may be swapped, which
+            # the checks below read)
+            e = next(e for e in sents[all_home][2].quantities if _equivalent(q, e))
+            if e.bound is None:
+                out.numbers_matched += 1
+                continue
         other_end = _other_range_end(c, q, ranges)
         if other_end is not None:
             # "2–3 years" against "1–3 years": one end of the same range moved (not 2 years matched elsewhere)
@@ -2273,6 +2299,9 @@ def _range_end_around(d: DateValue, e: DateValue, p: _Parsed) -> bool:
                for lo, hi in date_ranges(p.text, p.dates))
 
 
+_CALENDAR = frozenset(_fold(stem(w)) for w in MONTHS + WEEKDAYS) | frozenset(_fold(stem(m[:3])) for m in MONTHS)
+
+
 def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Sequence[float] = ()) -> None:
     # Another date in the aligned sentence is the claim's slot when two of the claim's words sit by it, or the
     # one word a short claim has besides its dates ("The meeting is on Tuesday").
@@ -2318,7 +2347,8 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
         # (and last any sentence where two words of the date's own piece of a claim of two stand by it: "..., and
         # written comments need to be in by March 14" against "Written comments must be received by March 11")
         for k in list(support) + [k for k in near if k not in support] + [k for k in range(len(sents)) if k not in near]:
-            if k not in support and d.day is not None and d.year is not None and any(d.compatible(o) and not d.conflicts(o)
+            # (a day and month with no year too: "from 7 June" against "members on 5 and 6 June and the public from 7 June")
+            if d.day is not None and (d.year is not None or d.month is not None) and any(d.compatible(o) and not d.conflicts(o)
                                         and all(getattr(o, x) is not None for x in ("year", "month", "day", "weekday")
                                                 if getattr(d, x) is not None) for o in sents[k][2].dates):
                 continue  # a sentence that states the claim's own date has no rival to it ("2023 vans ... March 17, 2025")
@@ -2326,9 +2356,12 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
             cands = [e for e in sents[k][2].dates if d.conflicts(e) and _same_grain(d, e)
                      and not any(a <= e.start < b for a, b in excepted)  # "every day except Monday": not the slot's value
                      and not _range_end_around(d, e, sents[k][2])  # "10 February" in "between 3 and 21 February"
-                     and ((k in near and _near_terms(c, sents[k][2].text, e.start, e.end) >= (need if k in support else max(need, 3)))
+                     # (the month of the claim's other date is no word of this one's slot: "from 7 June until ... 12
+                     # October" is not about the "6 June" beside "7 June")
+                     and ((k in near and _near_terms(c, sents[k][2].text, e.start, e.end, skip=_CALENDAR)
+                           >= (need if k in support else max(need, 3)))
                           or (k not in support and off_piece and not _RECORD_LINE.search(sents[k][2].text)
-                              and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece) >= max(need, 2)))
+                              and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece | _CALENDAR) >= max(need, 2)))
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 # (the rival that states as much of a date as the claim's: "March 17, 2025", not the "2023" of "2023 vans")
@@ -2885,6 +2918,11 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
             if not new and any(_initialisms_read(n.tokens, p.text) != n.tokens
                                and _side_by_side(p.text, _initialisms_read(n.tokens, p.text), other.tokens) for _, _, p in sents):
                 continue  # one party under two names: "its CFO" for "the chief financial officer, Daniel Osei"
+            if not new and len(c.quantities) >= 2 and any(
+                    n.tokens <= words(p.text) and sum(any(_equivalent(q, e) for e in p.quantities) for q in c.quantities) >= 2
+                    for _, _, p in sents):
+                continue  # the claim's own name stated with its figures in another sentence: "Band B: £10,001–£15,000,
+                # rate 12%" is "Band B covers £10,001–£15,000 at 12%", though its words align it to Band A's line
             slot = slot or ("entity" if new or not _attribution(claim) else "attribution")
             lo, hi = (a + other.start, a + other.end) if other.end > other.start else (a, b)
             out.differences.append(Difference(
@@ -4728,6 +4766,7 @@ def _what_may_happen(text: str) -> bool:
     """Its only modal is a "may" / "might" / "could" of what may happen, not of what is allowed: no act in the
     passive after it ("may be requested"), no addressee before it ("visitors may bring"); "they may not prevent
     the pipe from turning", "the tablets may cause drowsiness"."""
+    text = lexicon.without_month_may(text)
     cues = list(_MODAL_CUE.finditer(text))
     return bool(cues) and all(
         _MAY.fullmatch(m.group(0)) and not _PERMITTED_ACT.match(text, m.end())
@@ -4754,6 +4793,9 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     mc, me = lexicon.modality(claim), lexicon.modality(e_text)
     # ("they may not prevent the pipe from turning": what may happen, not what is allowed)
     mc, me = (None if _what_may_happen(claim) else mc), (None if _what_may_happen(e_text) else me)
+    # (both sides a ban, however worded, deny the same thing: "won't be able to use Elm Grove" / "Elm Grove will be
+    # closed to vehicles"; their "not"s are no polarity to compare, whichever verbs the bans bear on)
+    both_deny = mc == me and mc in ("forbidden", "optional", "discouraged")
     if mc and me and not (_modal_verb(claim) & _modal_verb(e_text) & shared):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
     if {mc, me} == {"forbidden", "required"} and _UNLESS.search(e_text if me == "forbidden" else claim):
@@ -4785,7 +4827,7 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
         neg_c = neg_e  # "miss an appointment without giving 24 hours' notice" on both sides: one negation, read alike
     if neg_c and not neg_e and lexicon.withdrawn(e_text) and not lexicon.supported(claim):
         neg_e = True  # "support for IE 11 was dropped" denies with its verb what "no longer supports IE 11" does
-    if neg_c != neg_e and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")):
+    if neg_c != neg_e and not (mc and me and mc == me and mc in ("forbidden", "optional", "discouraged")) and not both_deny:
         cue_c = lexicon.negation_cues(claim)
         cue_e = lexicon.negation_cues(e_text)
         out.differences.append(Difference(slot="negation", claim_value=" ".join(cue_c) or "(affirmative)",
@@ -5310,7 +5352,7 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str, str | None
     adjective has the same head (see ``_topic_modality``). Cached: every claim of an answer reads the same evidence
     sentences."""
     p = _parse(text)
-    cues = [m for m in _MODAL_CUE.finditer(text)
+    cues = [m for m in _MODAL_CUE.finditer(lexicon.without_month_may(text))
             if not re.search(r"\b(?:may|might|could|would|will|can)\s+$", text[: m.start()], re.I)]
     out = []
     for i, m in enumerate(cues):
@@ -5796,7 +5838,7 @@ _WHEN_ADVERBS = frozenset({"later", "earlier"})
 #: "after which", "before that": the order word refers back, so the thing named before it comes first / after.
 _REFERS_BACK = re.compile(r"\s+(?:which|that|this|whom)\b", re.I)
 _OTHER_WAY = {"after": "before", "before": "after"}
-_BACK_AT_END = re.compile(r"\s+(?:that|this)\s*(?:[,.;:!?)]|$)", re.I)
+_BACK_AT_END = re.compile(r"\s+(?:that|this)\s*(?:[,.;:!?)]|$|(?=(?:it|they|he|she|we|you|there)\b))", re.I)
 _WHEN_OF = {"after": "later", "before": "earlier"}
 
 

@@ -764,3 +764,9 @@ def test_session21_a_lead_in_that_restates_the_question_is_no_part_of_the_claim(
 def test_session21_two_instructions_at_a_semicolon_are_two_claims():
     claims = SentenceClaimExtractor().extract("Never leave the iron on the board; unplug it and let it cool first.")
     assert [c.text for c in claims] == ["Never leave the iron on the board", "unplug it and let it cool first."]
+
+
+def test_session21_a_suggestion_to_check_the_source_is_no_claim_unless_it_states_something():
+    claims = SentenceClaimExtractor().extract("The update rolls out over two weeks. It's worth checking the release notes.")
+    assert [c.text for c in claims] == ["The update rolls out over two weeks."]
+    assert SentenceClaimExtractor().extract("It is worth checking with Dr Patel before 5 May.")

@@ -3754,3 +3754,33 @@ def test_session21_not_addressing_a_topic_asks_no_place():
     fc = check_facts("The passage explains the friend list setting, but it does not address hiding individual friends.",
                      sentences(context))
     assert not [d for d in fc.differences if d.slot == "false_abstention"], fc.differences
+
+
+# -- session 21 (batch 32's controls and a crossed pair found on the way) --------------------------------------------
+@pytest.mark.parametrize("claim, flag", [
+    ("Adults pay £7 and children pay £14.", True),        # the pair crossed, each with the other's words
+    ("Adults pay £14 and children pay £7.", False),
+    ("Children pay £7.", False),
+])
+def test_session21_a_pair_of_figures_crossed_in_one_sentence(claim, flag):
+    context = "Entry costs £14 for adults and £7 for children. Carers go free."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, context", [
+    ("Cars won't be able to use Mill Row from 6 May to 9 May.", "Mill Row will be closed to cars from 6 May to 9 May."),
+    ("The club grew by 400 members, a 25% increase, to finish the season on 2,000.",
+     "The club ended the season with 2,000 members, up from 1,600 a year before."),
+    ("Version 4.x reaches end of life on Sept. 1, 2026, and after that it gets no fixes.",
+     "Version 4.x reaches end of life on 1 September 2026, after which it will receive no fixes."),
+    ("Band B: income £10,001–£15,000, rate 12%",
+     "Band A: income up to £10,000, rate 18%. Band B covers income of £10,001–£15,000 at a rate of 12%."),
+    ("Entry is free for under 5s and over 80s.", "Entry is free for under-5s and over-80s; adults pay £8."),
+    ("Frames are from £49 and lenses from £89.", "Frames from £49. Lenses from £89. Offers end on 30 June."),
+    ("The public can visit from 9 July until 2 November.",
+     "The show opens to members on 7 and 8 July and to the public from 9 July. It closes on 2 November."),
+])
+def test_session21_faithful_rewordings_of_batch_32_kinds(claim, context):
+    flagged, fc = _findings(claim, context)
+    assert not flagged, (fc.differences, fc.reworded)

@@ -166,6 +166,8 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:must\s+not|mustn['\u2019]t|may\s+not|cannot|can\s+not|can['\u2019]t|shall\s+not|are\s+not\s+allowed|"
         r"is\s+not\s+allowed|not\s+(?:be\s+)?(?:allowed|permitted)|(?:is|are)\s+(?:prohibited|forbidden|banned)|"
         r"prohibit\w*|forbid\w*|do\s+not|don['\u2019]t|never|(?:is|are|be|been|remains?)\s+(?:closed|shut|off[- ]limits)\s+to|"
+        # "won't be able to use Elm Grove": an ability denied is a ban
+        r"(?:will\s+not|won['\u2019]t|(?:is|are)\s+not|(?:is|are)n['\u2019]t)\s+(?:be\s+)?(?:able|allowed|permitted)\s+to|"
         r"(?:is|are|be|been)\s+barred)\b", re.I)),
     ("optional", re.compile(
         r"\b(?:optional|not\s+(?:required|mandatory|obligatory|compulsory)|need\s+not|needn['\u2019]t|"
@@ -184,8 +186,19 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+#: The month May: "6 May", "May 2025", "in May" (no "may" of permission).
+_MONTH_MAY = re.compile(r"(?<=\d)\s*May\b|(?<=\d\s)May\b|\b(?:in|of|by|from|until|till|since|early|late|mid|last|next|this)\s+May\b|"
+                        r"\bMay(?=\s*\d)")
+
+
+def without_month_may(text: str) -> str:
+    """``text`` with the month May blanked, offsets kept: "closed from 6 May" allows nothing."""
+    return _MONTH_MAY.sub(lambda m: m.group(0).replace("May", "   "), text) if "May" in text else text
+
+
 def modality_phrase(text: str) -> tuple[str | None, str]:
     """The deontic class of ``text`` and the words that make it ("must not", "may")."""
+    text = without_month_may(text)
     for name, pat in _MODALITY:
         m = pat.search(text)
         if m:
@@ -247,6 +260,7 @@ flight duration elapsed spanned spans span between from until over during within
 week weeks day days hour hours minute minutes second seconds annual annually yearly monthly weekly daily hourly
 adds add added adding amounts amount come comes came number numbers count counts figure figures level levels tally
 plus minus use uses used using
+finish finishes finished finishing end ends ended ending reach reaches reached reaching stand stands stood
 """.split())
 
 #: Words that name what a figure measures ("the energy" of "10 kWh", "the weight" of "23 kg"): said of a
@@ -951,3 +965,6 @@ def labelled_entries(text: str) -> list[tuple[str, int, int]]:
     found = list(_ENTRY_LABEL.finditer(text))
     return [(m.group(1), m.end(), found[i + 1].start() if i + 1 < len(found) else len(text))
             for i, m in enumerate(found)]
+
+
+__all__ += ["without_month_may"]

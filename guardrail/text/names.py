@@ -34,7 +34,8 @@ _COMMON_START = frozenset(
     "no not one two three there here what which who whom whose how why where our your their his her my adults children "
     "patients users employees visitors customers students staff members".split()
 )
-_NOT_NAMES = frozenset(m.capitalize() for m in MONTHS + WEEKDAYS) | {"I", "AM", "PM", "OK"}
+_NOT_NAMES = frozenset(m.capitalize() for m in MONTHS + WEEKDAYS) | {"I", "AM", "PM", "OK"} | {
+    m[:3].capitalize() for m in MONTHS + WEEKDAYS if m[:3] != "jan"} | {"Sept", "Tues", "Thurs"}  # ("Sept. 30"; "Jan" names)
 
 
 @dataclass(frozen=True)

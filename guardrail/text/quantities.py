@@ -579,6 +579,16 @@ def _periods(text: str) -> list[Quantity]:
     return out
 
 
+#: An age band written as one word: "under-16s", "over-60s" (the people under 16, over 60): no "16 s" of time.
+_AGE_BAND = re.compile(r"\b(under|over)-(\d{1,3})s\b", re.I)
+
+
+def _age_bands(text: str) -> list[Quantity]:
+    return [Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=float(m.group(2)), value=float(m.group(2)),
+                     dimension="", unit="", bound="lt" if m.group(1).lower() == "under" else "gt", approx=False,
+                     digits=len(m.group(2).rstrip("0")) or 1, is_word=False) for m in _AGE_BAND.finditer(text)]
+
+
 def _frequencies(text: str) -> list[Quantity]:
     out = []
     for m in _FREQUENCY.finditer(text):
@@ -605,6 +615,10 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _durations(text)
     if "every" in text or "Every" in text:
         extra += _periods(text)
+    if "der-" in text or "ver-" in text:
+        bands = _age_bands(text)
+        # (the band's "16s" is no duration of 16 seconds)
+        extra = [x for x in extra if not any(b.start <= x.start < b.end for b in bands)] + bands
     if "p" in text:
         # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
         # (and so does a figure cut from "1,315p": "worth 1")
@@ -672,6 +686,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             qs[i] = q = replace(q, approx=True)
         if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate or prev.kind in ("ordinal", "change"):
             continue
+        if prev.kind in ("percent", "points") and q.magnitude > 100:
+            continue  # "a 25% increase, to finish on 2,000": no share is over a hundred per cent
         if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
             continue  # "rated for 90 kg and suitable for children aged 3": an age, not 3 kg
         if re.match(r"\s+(?:at|for|@|costing|priced\s+at)\s+\S*\d", text[q.end:q.end + 24], re.I):
@@ -831,7 +847,8 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if nxt and _AGE_OF_PEOPLE.search(text, max(0, start - 40), start):
             nxt = None  # "children under 5 travel free": an age limit, not 5 travels
         if not dim and not unit_raw and not cur_raw and (
-                _VERSION_BEFORE.search(text, max(0, start - 16), start)
+                re.match(r"\.[xX]\b", text[end:end + 3])  # "8.x", "2.X": a line of releases
+                or _VERSION_BEFORE.search(text, max(0, start - 16), start)
                 or (re.fullmatch(r"\d+\.\d+", raw) and _NAME_BEFORE.search(text, max(0, start - 30), start))):
             # "Version 4.0 of Pathfinder" = "Pathfinder 4.0": which release, not a count of anything.
             dim = "version"
