@@ -5446,7 +5446,12 @@ def _quantifier_sites(p: _Parsed) -> list[tuple[str, int, str]]:
     for rank, a, b in lexicon.quantifiers(p.text):
         if rank == 0:
             continue
-        nxt = next((t for t, q in p.terms if b <= q < b + 40 and not t[0].isdigit() and t not in _SITE_GLUE), None)
+        # (past a possessor: "all of the KX-300's plastic parts" counts plastic parts)
+        c0 = lexicon.after_possessor(p.text, b)
+        nxt = next((t for t, q in p.terms if c0 <= q < c0 + 40 and not t[0].isdigit() and t not in _SITE_GLUE), None)
+        if re.match(r"\s+of\s+(?:which|whom)\b", p.text[b:], re.I):
+            # ("six attachments, all of which can be rinsed": the relative counts the noun before it)
+            nxt = next((t for t, q in reversed(p.terms) if q < a and not t[0].isdigit() and t not in _SITE_GLUE), None)
         if nxt is not None and not re.match(r"\s*(?:of\s+(?:the\s+)?)?\d", p.text[b:]):
             out.append((nxt, rank, p.text[a:b]))
     return out

@@ -437,6 +437,22 @@ def quantifiers(text: str) -> list[tuple[int, int, int]]:
 __all__.append("quantifiers")
 
 
+#: A possessor between a quantifier and what it counts: "all of the KX-300's plastic parts", "every one of Tesco's
+#: stores", "all the company's staff" (one to three words, the last with "'s").
+_POSSESSOR = re.compile(r"\s+(?:of\s+)?(?:the\s+)?(?:[\w.\-]+\s+){0,2}[\w.\-]+['\u2019]s\s+(?=[A-Za-z])", re.I)
+
+
+def after_possessor(text: str, pos: int) -> int:
+    """Where what a quantifier at ``pos`` counts begins, past a possessor ("All of the KX-300's | plastic parts").
+    Why: the possessor names whose things are counted; read as the counted word it hides the noun the evidence
+    quantifies ("Some of the plastic parts"), so a part widened to the whole passed."""
+    m = _POSSESSOR.match(text, pos)
+    return m.end() if m else pos
+
+
+__all__.append("after_possessor")
+
+
 def quantifier_rank(text: str) -> int | None:
     """How much of a group the text speaks for: 0 none, 1 some, 2 most, 3 all; the strongest stated."""
     best = None
