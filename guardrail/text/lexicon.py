@@ -562,6 +562,14 @@ _ABSTAIN = re.compile(
     r"schedule|timetable|handbook|contract|agreement|terms|notes?|records?|summary|report)\b(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){1,160}?"
     r"(?:[;,:\u2014\u2013]|\band)\s*(?:(?:but|yet)\s+)?(?:it|they)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
     r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|address|discuss)"
+    # "The information only covers weekday opening (09:30-16:30) and doesn't mention any Saturday opening": the sources
+    # as the subject that opens the sentence, of both verbs (a news sentence names information as an object or a
+    # modifier: "Police shared the information ... and did not mention a motive" is no abstention)
+    r"|^\s*(?:the|this|these)\s+(?:provided\s+|given\s+|available\s+|supplied\s+|retrieved\s+)?(?:information|context|"
+    r"documents?|documentation|passages?|sources?|texts?|excerpts?|materials?)(?:\s+(?:provided|given|available))?\s+"
+    r"(?:only\s+|just\s+|mainly\s+)?[a-z]+s\b(?:[^.;:!?\n]|(?<=\d)[.:](?=\d)){0,160}?\b(?:and|but|yet)\s+(?:it\s+|they\s+)?"
+    r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|"
+    r"address|discuss)"
     # "The passage covers the trial but says nothing about the price", "the leaflet makes no mention of ...", "the
     # notice is silent on ...": a source, then what it leaves out in other words than a denial.
     r"|(?<![\w-])(?:information|documents?|documentation|context|texts?|passages?|sources?|articles?|excerpts?|leaflet|label|"
