@@ -881,9 +881,17 @@ _INCLUDES = re.compile(r"\b(?:(?:comes?|came|coming|ships?|shipped|shipping)\s+w
 
 @functools.lru_cache(maxsize=16384)  # read for every evidence sentence of every claim's negation sites
 def one_verb(text: str) -> str:
-    """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, so the
-    checks that compare the very words two sentences state the other way read them as one verb."""
-    return _INCLUDES.sub("includes", text)
+    """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, and a switch
+    turned on or off written with "turn", so the checks that compare the very words two sentences state the other
+    way read them as one verb."""
+    return _SWITCH.sub(lambda m: _SWITCH_AS_TURN[m.group(1).lower()], _INCLUDES.sub("includes", text))
+
+
+#: "switching it off" says what "turning it off" says: a setting's switch named by either verb, its particle within
+#: three words. Why: a denied effect of turning a setting off ("Turning it off does not reduce the number of ads")
+#: is said of its subject, the verb, and a claim that switches it off instead was read as another subject.
+_SWITCH = re.compile(r"\b(switch|switches|switched|switching)\b(?=(?:\s+[\w'\u2019-]+){0,3}?\s+(?:on|off)\b)", re.I)
+_SWITCH_AS_TURN = {"switch": "turn", "switches": "turns", "switched": "turned", "switching": "turning"}
 
 
 __all__ += ["one_verb"]
