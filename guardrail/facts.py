@@ -600,6 +600,7 @@ def check_facts(
     _done_without(claim, sents, out, conf)
     _share_quantifier(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf, near)
+    _condition_of_second_predicate(claim, sents, support, out, conf)
     _widened(c, sents, support, out, conf)
     _period_dropped(c, sents, support, out, conf)
     _limit_dropped(c, sents, support, out, conf)
@@ -6561,6 +6562,38 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
                                           evidence_value=f"{cue} {text[end:end + 80].strip()}".split(".")[0],
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
         return
+
+
+#: A second predicate of the claim's subject, joined by "and" and opened by an auxiliary or a denial: "... is paid
+#: twice a year and won't affect your other benefits".
+_AND_AUXILIARY = re.compile(r",?\s+and\s+(?=(?:also\s+)?(?:won['\u2019]t|will|does|doesn['\u2019]t|do|don['\u2019]t|is|isn['\u2019]t|"
+                            r"are|aren['\u2019]t|can|cannot|can['\u2019]t|has|have|must|may|need|needs)\b)", re.I)
+
+
+def _condition_of_second_predicate(claim: str, sents, support, out: FactCheck, conf) -> None:
+    """The condition of a claim's second predicate, read in the sentence that states it: "The supplement is paid
+    twice a year and won't affect any of your other benefits" against "It will not affect your other benefits unless
+    you are subject to the benefit cap". Why: the whole claim aligns to the sentence of its first predicate, so the
+    condition checks never see the sentence whose exception the second one drops. Only a claim with such an "and"
+    reads the evidence, and only a sentence with half of the predicate's words and a strong condition of its own."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
+        return
+    m = _AND_AUXILIARY.search(claim)
+    if m is None or lexicon.condition_cues(claim) or lexicon.condition_cues(claim, strong=False):
+        return
+    second = claim[m.end():]
+    terms = set(_parse(second).term_set)
+    if len(terms) < 2:
+        return
+    # (any sentence, not only those near the whole claim: a short second predicate, "and does not have to be repaid",
+    # shares too few words with the whole claim to bring its sentence near)
+    for k in range(len(sents)):
+        if k in support[:1] or _coverage(terms, sents[k][2].term_set) < 0.5:
+            continue
+        if lexicon.condition_cues(sents[k][2].text):
+            _conditions(second, terms, sents, [k], out, conf)
+            if any(d.slot == "condition" for d in out.differences):
+                return
 
 
 #: A place or a party named at the start of a rule's sentence, before its subject: "At Tarn House, ", "For Premium
