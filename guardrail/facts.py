@@ -539,6 +539,8 @@ def check_facts(
         if used.differences:
             out.differences = [d for d in out.differences if d not in weak] + used.differences
     if not any(d.slot in _POLARITY for d in out.differences):
+        _one_option_required(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _part_widened(claim, sents, out, conf)
@@ -5410,6 +5412,39 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
             return
+
+
+_DUTY_CUE = re.compile(r"\b(?:must|required|obliged|ha(?:s|ve)\s+to|needs?\s+to|mandatory|compulsory)\b", re.I)
+
+
+def _one_option_required(claim: str, sents, out: FactCheck, conf) -> None:
+    """One option of a choice the evidence leaves open, said to be a duty: "Landlords are required to use a custodial
+    scheme" against "They may choose between an insured scheme and a custodial scheme". Why: the evidence's modal
+    ("may") bears on "choose", the claim's on "use", so the modal checks compare no act; and the option's words are
+    all in the evidence, so nothing reads as unsupported. Read only for a claim with a duty (``_modal_sites``) and
+    no condition; the duty's object must hold every word of one option (articles aside) and no word of the others;
+    silent when the evidence itself makes that option a duty."""
+    if not _DUTY_CUE.search(claim) or lexicon.condition_cues(claim) or lexicon.condition_cues(claim, strong=False):
+        return
+    duties = [site for site, cls, _ in _modal_sites(_parse(claim)) if cls == "required"]
+    if not duties:
+        return
+    for _, s, p in sents:
+        options = lexicon.choice_options(p.text)
+        if not options:
+            continue
+        kinds = [frozenset(_fold(t) for t in _parse(o).term_set) for o in options]
+        for site in duties:
+            obj = {_fold(t) for t in site[2:]}
+            mine = [k for k in kinds if k and k <= obj]
+            # (the option's own words, told from the others': "custodial" of "a custodial scheme")
+            if len(mine) == 1 and not any((k - mine[0]) & obj for k in kinds if k is not mine[0]) \
+                    and not any(cls == "required" and _modal_site_match(es, site) for _, _, q in sents
+                                for es, cls, _ in _modal_sites(q)):
+                out.differences.append(Difference(
+                    slot="modality", claim_value=f"required: {' '.join(site[1:])}",
+                    evidence_value="a choice of " + " or ".join(options), evidence_span=_span(s), confidence=conf["modality"]))
+                return
 
 
 def _co_use_allowed(claim: str, sents, out: FactCheck, conf) -> None:

@@ -3809,3 +3809,16 @@ def test_session21_the_exception_of_a_second_predicate_dropped(claim, flag):
                "It does not have to be paid back to the council unless you leave the course early.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Applicants are required to attend an interview in person.", True),
+    ("Applicants must sit an online interview.", True),
+    ("Applicants can choose an interview in person.", False),
+    ("Applicants must upload a CV.", False),
+])
+def test_session21_one_option_of_a_choice_made_a_duty(claim, flag):
+    context = ("Applicants may choose between an online interview and an interview in person. All applicants must "
+               "upload a CV.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

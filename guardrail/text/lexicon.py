@@ -983,3 +983,28 @@ def labelled_entries(text: str) -> list[tuple[str, int, int]]:
     found = list(_ENTRY_LABEL.finditer(text))
     return [(m.group(1), m.end(), found[i + 1].start() if i + 1 < len(found) else len(text))
             for i, m in enumerate(found)]
+
+
+# -- a choice between options ---------------------------------------------------------------------------------
+#: "may choose between an insured scheme and a custodial scheme", "can opt for either X or Y", "a choice of X or Y":
+#: the options a rule leaves to the reader, up to the end of the clause.
+_CHOICE = re.compile(r"\b(?:choose|chooses|choosing|opt|opts|pick|select)\s+(?:between|from|either|one\s+of)\s+|"
+                     r"\b(?:opt|opts)\s+for\s+either\s+|\b(?:a\s+)?choice\s+(?:between|of)\s+(?:either\s+)?", re.I)
+_OPTION_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.I)
+
+
+def choice_options(text: str) -> tuple[str, ...]:
+    """The options of a choice the text gives ("may choose between an insured scheme and a custodial scheme" ->
+    ("an insured scheme", "a custodial scheme")); empty when it gives none or only one. Why: a claim that makes one
+    of them a duty ("are required to use a custodial scheme") turns a choice into an obligation, and no modal word
+    of the evidence bears on the option's own verb for the modal checks to compare."""
+    m = _CHOICE.search(text)
+    if m is None:
+        return ()
+    end = re.search(r"[.;:!?()]|,\s+(?:but|while|whereas|which|so)\b|\s+(?:but|because|if|unless|when)\b", text[m.end():])
+    tail = text[m.end(): m.end() + end.start()] if end else text[m.end():]
+    options = tuple(o.strip() for o in _OPTION_SPLIT.split(tail) if o.strip())
+    return options if len(options) >= 2 else ()
+
+
+__all__ += ["choice_options"]
