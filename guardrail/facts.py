@@ -539,6 +539,8 @@ def check_facts(
         if used.differences:
             out.differences = [d for d in out.differences if d not in weak] + used.differences
     if not any(d.slot in _POLARITY for d in out.differences):
+        _one_option_required(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _part_widened(claim, sents, out, conf)
@@ -600,6 +602,7 @@ def check_facts(
     _done_without(claim, sents, out, conf)
     _share_quantifier(claim, c_terms, sents, idf, out, conf)
     _conditions(claim, c_terms, sents, support, out, conf, near)
+    _condition_of_second_predicate(claim, sents, support, out, conf)
     _widened(c, sents, support, out, conf)
     _period_dropped(c, sents, support, out, conf)
     _limit_dropped(c, sents, support, out, conf)
@@ -5453,6 +5456,39 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
             return
 
 
+_DUTY_CUE = re.compile(r"\b(?:must|required|obliged|ha(?:s|ve)\s+to|needs?\s+to|mandatory|compulsory)\b", re.I)
+
+
+def _one_option_required(claim: str, sents, out: FactCheck, conf) -> None:
+    """One option of a choice the evidence leaves open, said to be a duty: "Landlords are required to use a custodial
+    scheme" against "They may choose between an insured scheme and a custodial scheme". Why: the evidence's modal
+    ("may") bears on "choose", the claim's on "use", so the modal checks compare no act; and the option's words are
+    all in the evidence, so nothing reads as unsupported. Read only for a claim with a duty (``_modal_sites``) and
+    no condition; the duty's object must hold every word of one option (articles aside) and no word of the others;
+    silent when the evidence itself makes that option a duty."""
+    if not _DUTY_CUE.search(claim) or lexicon.condition_cues(claim) or lexicon.condition_cues(claim, strong=False):
+        return
+    duties = [site for site, cls, _ in _modal_sites(_parse(claim)) if cls == "required"]
+    if not duties:
+        return
+    for _, s, p in sents:
+        options = lexicon.choice_options(p.text)
+        if not options:
+            continue
+        kinds = [frozenset(_fold(t) for t in _parse(o).term_set) for o in options]
+        for site in duties:
+            obj = {_fold(t) for t in site[2:]}
+            mine = [k for k in kinds if k and k <= obj]
+            # (the option's own words, told from the others': "custodial" of "a custodial scheme")
+            if len(mine) == 1 and not any((k - mine[0]) & obj for k in kinds if k is not mine[0]) \
+                    and not any(cls == "required" and _modal_site_match(es, site) for _, _, q in sents
+                                for es, cls, _ in _modal_sites(q)):
+                out.differences.append(Difference(
+                    slot="modality", claim_value=f"required: {' '.join(site[1:])}",
+                    evidence_value="a choice of " + " or ".join(options), evidence_span=_span(s), confidence=conf["modality"]))
+                return
+
+
 def _co_use_allowed(claim: str, sents, out: FactCheck, conf) -> None:
     """A combination the claim allows that an evidence sentence bans, whatever the verbs: "they can be combined
     with other ibuprofen-containing products" against "Do not take with other products containing ibuprofen";
@@ -5488,7 +5524,12 @@ def _quantifier_sites(p: _Parsed) -> list[tuple[str, int, str]]:
     for rank, a, b in lexicon.quantifiers(p.text):
         if rank == 0:
             continue
-        nxt = next((t for t, q in p.terms if b <= q < b + 40 and not t[0].isdigit() and t not in _SITE_GLUE), None)
+        # (past a possessor: "all of the KX-300's plastic parts" counts plastic parts)
+        c0 = lexicon.after_possessor(p.text, b)
+        nxt = next((t for t, q in p.terms if c0 <= q < c0 + 40 and not t[0].isdigit() and t not in _SITE_GLUE), None)
+        if re.match(r"\s+of\s+(?:which|whom)\b", p.text[b:], re.I):
+            # ("six attachments, all of which can be rinsed": the relative counts the noun before it)
+            nxt = next((t for t, q in reversed(p.terms) if q < a and not t[0].isdigit() and t not in _SITE_GLUE), None)
         if nxt is not None and not re.match(r"\s*(?:of\s+(?:the\s+)?)?\d", p.text[b:]):
             out.append((nxt, rank, p.text[a:b]))
     return out
@@ -6598,6 +6639,38 @@ def _conditions(claim: str, c_terms: set[str], sents, support, out: FactCheck, c
                                           evidence_value=f"{cue} {text[end:end + 80].strip()}".split(".")[0],
                                           evidence_span=_span(sents[k][1]), confidence=conf["condition"]))
         return
+
+
+#: A second predicate of the claim's subject, joined by "and" and opened by an auxiliary or a denial: "... is paid
+#: twice a year and won't affect your other benefits".
+_AND_AUXILIARY = re.compile(r",?\s+and\s+(?=(?:also\s+)?(?:won['\u2019]t|will|does|doesn['\u2019]t|do|don['\u2019]t|is|isn['\u2019]t|"
+                            r"are|aren['\u2019]t|can|cannot|can['\u2019]t|has|have|must|may|need|needs)\b)", re.I)
+
+
+def _condition_of_second_predicate(claim: str, sents, support, out: FactCheck, conf) -> None:
+    """The condition of a claim's second predicate, read in the sentence that states it: "The supplement is paid
+    twice a year and won't affect any of your other benefits" against "It will not affect your other benefits unless
+    you are subject to the benefit cap". Why: the whole claim aligns to the sentence of its first predicate, so the
+    condition checks never see the sentence whose exception the second one drops. Only a claim with such an "and"
+    reads the evidence, and only a sentence with half of the predicate's words and a strong condition of its own."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences):
+        return
+    m = _AND_AUXILIARY.search(claim)
+    if m is None or lexicon.condition_cues(claim) or lexicon.condition_cues(claim, strong=False):
+        return
+    second = claim[m.end():]
+    terms = set(_parse(second).term_set)
+    if len(terms) < 2:
+        return
+    # (any sentence, not only those near the whole claim: a short second predicate, "and does not have to be repaid",
+    # shares too few words with the whole claim to bring its sentence near)
+    for k in range(len(sents)):
+        if k in support[:1] or _coverage(terms, sents[k][2].term_set) < 0.5:
+            continue
+        if lexicon.condition_cues(sents[k][2].text):
+            _conditions(second, terms, sents, [k], out, conf)
+            if any(d.slot == "condition" for d in out.differences):
+                return
 
 
 #: A place or a party named at the start of a rule's sentence, before its subject: "At Tarn House, ", "For Premium

@@ -3784,3 +3784,71 @@ def test_session21_a_pair_of_figures_crossed_in_one_sentence(claim, flag):
 def test_session21_faithful_rewordings_of_batch_32_kinds(claim, context):
     flagged, fc = _findings(claim, context)
     assert not flagged, (fc.differences, fc.reworded)
+
+
+# -- session 21 (wtf) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Turning on Night mode lowers the screen brightness.", True),
+    ("Switching Night mode on lowers the screen brightness.", True),
+    ("Turning on Night mode does not lower the screen brightness.", False),
+    ("Turning on Night mode warms the colours.", False),
+])
+def test_session21_a_denied_effect_of_switching_something_affirmed_with_the_other_verb(claim, flag):
+    context = ("Under Display you can switch on Night mode. Switching it on does not lower the screen brightness; "
+               "it only warms the colours.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("All of the Brio's attachments fit the older Kestrel handle.", True),
+    ("Some of the Brio's attachments fit the older Kestrel handle.", False),
+    ("All of the Brio's attachments can be rinsed under a tap.", False),
+])
+def test_session21_a_whole_said_of_a_possessor_s_things_where_the_evidence_says_some(claim, flag):
+    context = ("The Brio vacuum ships with six attachments, all of which can be rinsed under a tap. Some of the "
+               "attachments, namely the crevice tool and the pet brush, fit the older Kestrel handle.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The information only lists the pool's hours and doesn't mention any sauna opening, so ask at reception.", True),
+    ("The information only lists the pool's hours and doesn't mention any parking charges.", False),
+])
+def test_session21_an_abstention_whose_source_is_the_subject_of_both_verbs(claim, flag):
+    context = "The pool is open daily 07:00–21:00. On Sundays the sauna opens from 10:00 to 16:00."
+    fc = check_facts(claim, sentences(context))
+    assert fc.abstention
+    assert bool([d for d in fc.differences if d.slot == "false_abstention"]) == flag, fc.differences
+
+
+def test_session21_a_news_sentence_about_information_is_no_abstention():
+    from guardrail.text import lexicon
+    assert not lexicon.is_abstention("The information minister praised the campaign and didn't mention the budget.")
+    assert not lexicon.is_abstention("Police shared the information with reporters and did not mention a motive.")
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The grant is paid in two instalments and does not have to be paid back to the council.", True),
+    ("The grant is paid in two instalments and does not have to be paid back to the council unless you leave the course early.", False),
+    ("The grant is paid in two instalments and covers course fees.", False),
+])
+def test_session21_the_exception_of_a_second_predicate_dropped(claim, flag):
+    context = ("The study grant covers course fees. It is paid in two instalments, in October and February. "
+               "It does not have to be paid back to the council unless you leave the course early.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Applicants are required to attend an interview in person.", True),
+    ("Applicants must sit an online interview.", True),
+    ("Applicants can choose an interview in person.", False),
+    ("Applicants must upload a CV.", False),
+])
+def test_session21_one_option_of_a_choice_made_a_duty(claim, flag):
+    context = ("Applicants may choose between an online interview and an interview in person. All applicants must "
+               "upload a CV.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -451,6 +451,22 @@ def quantifiers(text: str) -> list[tuple[int, int, int]]:
 __all__.append("quantifiers")
 
 
+#: A possessor between a quantifier and what it counts: "all of the KX-300's plastic parts", "every one of Tesco's
+#: stores", "all the company's staff" (one to three words, the last with "'s").
+_POSSESSOR = re.compile(r"\s+(?:of\s+)?(?:the\s+)?(?:[\w.\-]+\s+){0,2}[\w.\-]+['\u2019]s\s+(?=[A-Za-z])", re.I)
+
+
+def after_possessor(text: str, pos: int) -> int:
+    """Where what a quantifier at ``pos`` counts begins, past a possessor ("All of the KX-300's | plastic parts").
+    Why: the possessor names whose things are counted; read as the counted word it hides the noun the evidence
+    quantifies ("Some of the plastic parts"), so a part widened to the whole passed."""
+    m = _POSSESSOR.match(text, pos)
+    return m.end() if m else pos
+
+
+__all__.append("after_possessor")
+
+
 def quantifier_rank(text: str) -> int | None:
     """How much of a group the text speaks for: 0 none, 1 some, 2 most, 3 all; the strongest stated."""
     best = None
@@ -560,6 +576,14 @@ _ABSTAIN = re.compile(
     r"schedule|timetable|handbook|contract|agreement|terms|notes?|records?|summary|report)\b(?:[^.;:!?\n]|(?<=\d)\.(?=\d)){1,160}?"
     r"(?:[;,:\u2014\u2013]|\band)\s*(?:(?:but|yet)\s+)?(?:it|they)\s+(?:does|do|did)\s*(?:not|n['\u2019]t)\s+"
     r"(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|address|discuss)"
+    # "The information only covers weekday opening (09:30-16:30) and doesn't mention any Saturday opening": the sources
+    # as the subject that opens the sentence, of both verbs (a news sentence names information as an object or a
+    # modifier: "Police shared the information ... and did not mention a motive" is no abstention)
+    r"|^\s*(?:the|this|these)\s+(?:provided\s+|given\s+|available\s+|supplied\s+|retrieved\s+)?(?:information|context|"
+    r"documents?|documentation|passages?|sources?|texts?|excerpts?|materials?)(?:\s+(?:provided|given|available))?\s+"
+    r"(?:only\s+|just\s+|mainly\s+)?[a-z]+s\b(?:[^.;:!?\n]|(?<=\d)[.:](?=\d)){0,160}?\b(?:and|but|yet)\s+(?:it\s+|they\s+)?"
+    r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|disclose|give|list|include|"
+    r"address|discuss)"
     # "The passage covers the trial but says nothing about the price", "the leaflet makes no mention of ...", "the
     # notice is silent on ...": a source, then what it leaves out in other words than a denial.
     r"|(?<![\w-])(?:information|documents?|documentation|context|texts?|passages?|sources?|articles?|excerpts?|leaflet|label|"
@@ -871,9 +895,17 @@ _INCLUDES = re.compile(r"\b(?:(?:comes?|came|coming|ships?|shipped|shipping)\s+w
 
 @functools.lru_cache(maxsize=16384)  # read for every evidence sentence of every claim's negation sites
 def one_verb(text: str) -> str:
-    """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, so the
-    checks that compare the very words two sentences state the other way read them as one verb."""
-    return _INCLUDES.sub("includes", text)
+    """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, and a switch
+    turned on or off written with "turn", so the checks that compare the very words two sentences state the other
+    way read them as one verb."""
+    return _SWITCH.sub(lambda m: _SWITCH_AS_TURN[m.group(1).lower()], _INCLUDES.sub("includes", text))
+
+
+#: "switching it off" says what "turning it off" says: a setting's switch named by either verb, its particle within
+#: three words. Why: a denied effect of turning a setting off ("Turning it off does not reduce the number of ads")
+#: is said of its subject, the verb, and a claim that switches it off instead was read as another subject.
+_SWITCH = re.compile(r"\b(switch|switches|switched|switching)\b(?=(?:\s+[\w'\u2019-]+){0,3}?\s+(?:on|off)\b)", re.I)
+_SWITCH_AS_TURN = {"switch": "turn", "switches": "turns", "switched": "turned", "switching": "turning"}
 
 
 __all__ += ["one_verb"]
@@ -968,3 +1000,28 @@ def labelled_entries(text: str) -> list[tuple[str, int, int]]:
 
 
 __all__ += ["without_month_may"]
+
+
+# -- a choice between options ---------------------------------------------------------------------------------
+#: "may choose between an insured scheme and a custodial scheme", "can opt for either X or Y", "a choice of X or Y":
+#: the options a rule leaves to the reader, up to the end of the clause.
+_CHOICE = re.compile(r"\b(?:choose|chooses|choosing|opt|opts|pick|select)\s+(?:between|from|either|one\s+of)\s+|"
+                     r"\b(?:opt|opts)\s+for\s+either\s+|\b(?:a\s+)?choice\s+(?:between|of)\s+(?:either\s+)?", re.I)
+_OPTION_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.I)
+
+
+def choice_options(text: str) -> tuple[str, ...]:
+    """The options of a choice the text gives ("may choose between an insured scheme and a custodial scheme" ->
+    ("an insured scheme", "a custodial scheme")); empty when it gives none or only one. Why: a claim that makes one
+    of them a duty ("are required to use a custodial scheme") turns a choice into an obligation, and no modal word
+    of the evidence bears on the option's own verb for the modal checks to compare."""
+    m = _CHOICE.search(text)
+    if m is None:
+        return ()
+    end = re.search(r"[.;:!?()]|,\s+(?:but|while|whereas|which|so)\b|\s+(?:but|because|if|unless|when)\b", text[m.end():])
+    tail = text[m.end(): m.end() + end.start()] if end else text[m.end():]
+    options = tuple(o.strip() for o in _OPTION_SPLIT.split(tail) if o.strip())
+    return options if len(options) >= 2 else ()
+
+
+__all__ += ["choice_options"]
