@@ -43,7 +43,8 @@ from typing import NamedTuple
 
 from .text import lexicon
 from .text.dates import DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
-from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
+from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
+    words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
     states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
@@ -477,6 +478,7 @@ def check_facts(
         _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _codes(c, sents, out, conf)
+    _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
         for n in dict.fromkeys(out.names_missing):
@@ -2734,6 +2736,25 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 break
 
 
+def _tag_swapped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A name given a bracketed tag ("Katie Bryce (IRL)") that the context writes after the same name as
+    another tag only ("Katie Bryce (GBR)"). Why: the claim's tag is often stated of someone else in the same
+    table, so neither the name nor the tag is new, yet the pairing is changed. Read only where the claim has
+    such a tag; a name the context tags with the claim's tag anywhere is left alone."""
+    if any(d.slot in ("entity", "attribution") for d in out.differences):
+        return
+    mine = bracket_tags(claim)
+    if not mine:
+        return
+    for toks, tag in mine:
+        others = [(sent, o) for _, sent, p in sents for t, o in bracket_tags(p.text) if t == toks]
+        if others and not any(o.text == tag.text for _, o in others):
+            sent, o = others[0]
+            out.differences.append(Difference(slot="entity", claim_value=tag.text, evidence_value=o.text,
+                                              evidence_span=_span(sent, o.start, o.end), confidence=conf["entity"]))
+            return
+
+
 def _code_moved(claim: str, sents, out: FactCheck, conf) -> None:
     """A graded code the context gives one of two things in one sentence, said of the other: "12 Linden Close
     falls in council tax band E" where "Number 12 is in council tax band D and number 14 in band E". The pieces
@@ -4251,6 +4272,14 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         v = _SAY.search(clause)
         return bool(verb and v and _fold(stem(v.group(0).lower())) == _fold(stem(verb.group(0).lower())))
     mine_named = frozenset().union(*(n.tokens for n in names(who_text)))
+
+    def same_party(e_who_text: str) -> bool:
+        # Parties with names are the same when their names are ("Reviewer Lee" is not "Reviewer Diaz").
+        # (each with a word the other lacks: two people who share a role word or a surname).
+        e_named = frozenset().union(*(n.tokens for n in names(e_who_text)))
+        e_who = frozenset(_fold(t) for t, _ in terms_with_offsets(e_who_text))
+        return (bool(mine_named & e_named) and not (mine_named - e_named and e_named - mine_named)
+                if mine_named and e_named else bool(who & e_who))
     best, agree, spoke = None, 0.0, False
     for _, sent, p in sents:
         for e_who, e_what, a, b, e_who_text in _sayings(p.text):
@@ -4258,16 +4287,16 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
             # (the same verb of saying breaks a tie: "insisted it would ease congestion" against "told the council
             # the new road would split the village", for "insisted the new road would ease congestion")
             cov = raw + (0.1 if said_same(p.text[a:b]) else 0.0)
-            e_named = frozenset().union(*(n.tokens for n in names(e_who_text)))
-            # Parties with names are the same when their names are ("Reviewer Lee" is not "Reviewer Diaz").
-            # (each with a word the other lacks: two people who share a role word or a surname).
-            same = (bool(mine_named & e_named) and not (mine_named - e_named and e_named - mine_named)
-                    if mine_named and e_named else bool(who & e_who))
-            if same:
+            if same_party(e_who_text):
                 agree, spoke = max(agree, cov), True
             elif (best is None or cov > best[0]) and (raw >= 0.6 or (raw >= 0.4 and said_same(p.text[a:b]))) and (
                     single is None or single in {_fold(t) for t, _ in terms_with_offsets(p.text[a:b])}):
                 best = (cov, sent, a, b, e_who_text)
+    owner = _quote_owner(claim, mine[0], sents)
+    if owner is not None:
+        if any(same_party(e_who_text) for e_who_text in owner[1]):
+            return  # (the claim's party is given these very words in the context)
+        agree, best = 0.0, (1.0, *owner[0])
     # The claim's party must speak in the context too, saying something else, or be a party the context names
     # without giving it this statement ("The National Audit Office described the target as 'pure fantasy'" where
     # the Office only "will publish its review" and the opposition spokesman called it that).
@@ -4288,6 +4317,28 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         return  # one party under two names ("Paris prosecutor Francois Molins": "the prosecutor" is Molins)
     out.differences.append(Difference(slot="attribution", claim_value=who_text, evidence_value=e_who_text,
                                       evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
+
+
+def _quote_owner(claim: str, saying, sents) -> tuple[tuple, list[str]] | None:
+    """Who the context gives the claim's quotation to: ((sentence, start, end, party) of the first saying that
+    quotes the same words, every party that does). Why: a quotation is exact, so when the claim puts quoted words
+    in one party's mouth and the context quotes them from another, the swap shows even where the claim's paraphrase
+    around the quote borrows the other party's sentence ("the spokesperson called the fall in offers 'deeply
+    disappointing'"). Read only for a quotation of two words or more inside the claim's saying clause."""
+    _, _, a, b, _ = saying
+    quoted = [q.text.lower() for q in quotations(claim) if a <= q.start < b and len(q.text.split()) >= 2]
+    if not quoted:
+        return None
+    first, parties = None, []
+    for _, sent, p in sents:
+        for q in quotations(p.text):
+            if q.text.lower() not in quoted:
+                continue
+            for _, _, ea, eb, e_who_text in _sayings(p.text):
+                if ea <= q.start < eb:
+                    first = first or (sent, ea, eb, e_who_text)
+                    parties.append(e_who_text)
+    return (first, parties) if first is not None else None
 
 
 def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:
@@ -5755,6 +5806,8 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                 break
         e_rel = [(x, p) for x, p in all_rel if ca <= p < cb] or all_rel
         key = lexicon.relation_key(w)
+        if own_names and (key or ("", "", ""))[1] == "s" and len(e_rel) > 1:
+            e_rel = _ranked_of(a_text, e_rel, own_names[0], ca, e_known) or e_rel
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
         anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]
         if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
@@ -5790,6 +5843,20 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                                               evidence_value=f"{a_text[pe:pe + len(x)]} ({_around(a_text, pe)})",
                                               evidence_span=_span(sent), confidence=conf["comparison"]))
             return
+
+
+def _ranked_of(text: str, rel: list[tuple[str, int]], owner: frozenset[str], start: int, known: set[str]
+               ) -> list[tuple[str, int]]:
+    """The superlatives of a clause that rank ``owner``: each is owned by the nearest name before it. Why: a
+    gapped pair ranks two things at once ("Grace Road is the smallest of the grounds and Edgbaston the largest"),
+    and a claim about one of them must be read against its own word, not whichever comes first in the clause."""
+    spots = [n for n in names(text, known=known) if n.start >= start]
+    mine = []
+    for x, p in rel:
+        before = [n for n in spots if n.end <= p]
+        if before and before[-1].tokens == owner:
+            mine.append((x, p))
+    return mine
 
 
 _WHEN_ADVERBS = frozenset({"later", "earlier"})
@@ -5918,8 +5985,8 @@ def _figure_relation(c: _Parsed, sents, out: FactCheck, conf) -> None:
         return
     for q in c.quantities:
         mine = _relation_before(c.text, q.start, c.quantities)
-        if mine is None:
-            continue
+        if mine is None or lexicon.counts_ranked_set(c.text[:q.start]):
+            continue  # ("the deepest of the three reservoirs": three is the set ranked, not a figure ranked)
         key = lexicon.relation_key(mine)
         if key is None or key[1] != "s" or key[0] == "order":
             continue  # (a superlative of amount; "the last ice age, around 13,000 years ago" dates, it does not rank)

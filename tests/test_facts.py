@@ -3754,3 +3754,41 @@ def test_session21_not_addressing_a_topic_asks_no_place():
     fc = check_facts("The passage explains the friend list setting, but it does not address hiding individual friends.",
                      sentences(context))
     assert not [d for d in fc.differences if d.slot == "false_abstention"], fc.differences
+
+
+# -- session 21 (wte) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Of the county's reservoirs, Lake Morrow is the deepest.", False),
+    ("Lake Morrow is the shallowest of the county's reservoirs.", True),
+    ("Of the county's reservoirs, Ashby Water is the deepest.", True),
+    ("Ashby Water is the shallowest of the county's reservoirs.", False),
+])
+def test_session21_gapped_superlatives_rank_the_name_before_each(claim, flag):
+    context = ("The county draws on Lake Morrow, Ashby Water and Penn Pool. Lake Morrow is the deepest of the county's "
+               "reservoirs and Ashby Water the shallowest.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Silver went to Tomas Varga (HUN) with 231.4 points.", True),
+    ("Silver went to Tomas Varga (SVK) with 231.4 points.", False),
+    ("Gold went to Lena Brandt (GER).", False),
+])
+def test_session21_a_bracketed_tag_swapped_onto_a_name(claim, flag):
+    context = ("Final standings, men's 10 m air rifle: gold Lena Brandt (GER) 240.1, silver Tomas Varga (SVK) "
+               "231.4, bronze Imre Kovacs (HUN) 229.8.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Valley Rail described the delays to evening services as 'completely unacceptable'.", True),
+    ("Councillor Rhys Owen described the delays as 'completely unacceptable'.", False),
+    ("The operator said it was 'working hard to restore a full timetable'.", False),
+])
+def test_session21_a_quotation_given_to_the_party_who_did_not_say_it(claim, flag):
+    context = ("A spokesperson for Valley Rail said the operator was 'working hard to restore a full timetable' after "
+               "delays to evening services. Councillor Rhys Owen called the delays 'completely unacceptable'.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
