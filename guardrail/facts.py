@@ -476,6 +476,8 @@ def check_facts(
     if r is None and not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
         n_missing = len(out.names_missing)
         _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
+        if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+            _entities_of_participle_aside(claim, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _codes(c, sents, out, conf)
     _tag_swapped(claim, sents, out, conf)
@@ -2955,6 +2957,34 @@ def _entities_of_second_predicate(claim: str, c_names: list[Name], sents, idf, b
     if not sub_names:
         return
     _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
+
+
+#: A participle phrase set off in commas after a short subject: "The study, led by Dr Okafor and published in
+#: Nature Climate Change, found ...".
+_PARTICIPLE_ASIDE = re.compile(r"^([^,;:]{3,60}),\s+((?:[a-z]{2,}ed|led|run|held|built|written|made|known|born|won|sold|"
+                               r"given|taken|shown|drawn)\s+(?:by|in|at|on|from|for|with)\s[^,;]{3,160}?),\s+(?=[a-z])")
+
+
+_AND_PARTICIPLE = re.compile(r"\s+and\s+(?=(?:[a-z]{2,}ed|led|run|held|built|written|made|known|won|sold|given|taken|"
+                             r"shown|drawn)\s+(?:by|in|at|on|from|for|with)\s)")
+
+
+def _entities_of_participle_aside(claim: str, sents, idf, best_score, out: FactCheck, conf, known) -> None:
+    """The names check again on a participle phrase set off after the claim's subject, read as its own
+    statement ("The study was led by ... and published in Nature Climate Change"). Why: the whole claim aligns to
+    the sentence that states its main verb (what the study found), so a name in the aside, which the context
+    states in another sentence ("The study, published in Nature Geoscience, used ..."), is never compared."""
+    m = _PARTICIPLE_ASIDE.match(claim)
+    if m is None or len(m.group(1).split()) > 6:
+        return
+    # (each participle of a pair on its own: "designed by Varga and built by Morven" may come from two sentences)
+    for part in _AND_PARTICIPLE.split(m.group(2)):
+        sub = f"{m.group(1)} was {part}."
+        sub_names = names(sub, known)
+        if sub_names:
+            _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
+        if any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+            return
 
 
 # -- a clause added to a supported statement -------------------------------------------------------------

@@ -3792,3 +3792,15 @@ def test_session21_a_quotation_given_to_the_party_who_did_not_say_it(claim, flag
                "delays to evening services. Councillor Rhys Owen called the delays 'completely unacceptable'.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The bridge, designed by Lena Varga and built by Morven Construction, opened over the Tay in May.", True),
+    ("The bridge, designed by Lena Varga and built by Corran Construction, opened over the Tay in May.", False),
+    ("The footbridge, designed by Lena Varga, opened over the Tay in May.", False),
+])
+def test_session21_a_name_in_a_participle_aside_stated_in_another_sentence(claim, flag):
+    context = ("A new footbridge over the Tay, designed by architect Lena Varga, opened to walkers in May. The bridge, "
+               "built by Corran Construction, cost £4.2 million.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
