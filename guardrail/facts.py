@@ -1399,7 +1399,10 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
 @functools.lru_cache(maxsize=256)
 def _talks_of_old_values(claim: str) -> bool:
     # "until 6 pm", "before 9:30": a time of day bounds the act, it dates no old value; nor does an aside in brackets
-    # ("$12 per user (though existing subscribers keep their rate until renewal)").
+    # ("$12 per user (though existing subscribers keep their rate until renewal)"), nor a quoted label or option
+    # ("kept for 18 months unless you pick 'Keep until I delete'": the option's words, not the claim's).
+    for q in reversed(quotations(claim)):
+        claim = claim[:q.start] + " " * (q.end - q.start) + claim[q.end:]
     claim = re.sub(r"\([^()]*\)", " ", claim)
     return re.search(r"\b(?:previously|formerly|originally|used\s+to|(?:until|before)(?!\s+(?:\d{1,2}(?:[:.]\d\d)?\s*"
                      r"(?:am|pm|a\.m\.|p\.m\.|h\b)|\d{1,2}:\d\d|noon|midday|midnight))|was|were|no\s+longer|instead\s+of|"

@@ -3804,3 +3804,15 @@ def test_session21_a_name_in_a_participle_aside_stated_in_another_sentence(claim
                "built by Corran Construction, cost £4.2 million.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Draft invoices stay in the outbox for 60 days unless you tick 'Hold until I send'.", True),
+    ("Draft invoices stay in the outbox for 14 days unless you tick 'Hold until I send'.", False),
+    ("Draft invoices used to stay in the outbox for 60 days.", False),
+])
+def test_session21_a_quoted_option_says_no_old_value(claim, flag):
+    context = ("Draft invoices used to stay in the outbox for 60 days. Since the March update, drafts are removed "
+               "after 14 days unless you tick 'Hold until I send'.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
