@@ -4539,7 +4539,9 @@ def _passive_claim(claim: str, sents, known: set[str], out: FactCheck, conf) -> 
         doers, agent_does = [], False
         for _, sent, p in sents:
             for n in names(p.text, known):
-                v = re.match(r"\s+(?:(?:also|now|currently|still)\s+)?([a-z]{3,})\b", p.text[n.end:])
+                # (a future or planned act too: "Dr Nandakumar will lead the new MSc", for "will be led by Keogh")
+                v = re.match(r"\s+(?:(?:also|now|currently|still|will|shall|(?:is|are)\s+(?:set\s+)?to)\s+){0,2}([a-z]{3,})\b",
+                             p.text[n.end:])
                 if v is None or stem(v.group(1)) != base:
                     continue
                 obj = {_fold(t) for t in content_terms(p.text[v.end():v.end() + 60])}

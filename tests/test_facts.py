@@ -3816,3 +3816,15 @@ def test_session21_a_quoted_option_says_no_old_value(claim, flag):
                "after 14 days unless you tick 'Hold until I send'.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The autumn fundraising campaign will be run by Marta Oyelaran.", True),
+    ("The autumn fundraising campaign will be run by Tom Haldane.", False),
+    ("The spring volunteer drive is run by Marta Oyelaran.", False),
+])
+def test_session21_a_passive_agent_against_a_planned_act_of_another(claim, flag):
+    context = ("Tom Haldane will run the autumn fundraising campaign, which starts in October. The spring volunteer "
+               "drive, coordinated by Marta Oyelaran, recruited 140 helpers.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
