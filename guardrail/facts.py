@@ -582,15 +582,15 @@ def check_facts(
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
         _passive_agent(claim, c_names, sents, known, out, conf)
     _passive_claim(claim, sents, known, out, conf)
-    _crossed(claim, sents, known, out, conf)
+    # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
+    # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
+    about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
+    _crossed(about, sents, known, out, conf)  # ("it comes with a free mesh booster", of the plan named before)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
     _figure_of_another_subject(claim, c, sents, out, conf)
     _figure_swapped(claim, c, sents, known, out, conf)
     _time_label_moved(claim, c, sents, out, conf)
-    # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
-    # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
-    about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
     _segment_moved(about, c if about is claim else _parse(about), sents, known, out, conf)
     _label_moved(claim, sents, known, out, conf)
     _code_moved(about, sents, out, conf)

@@ -3828,3 +3828,14 @@ def test_session21_a_passive_agent_against_a_planned_act_of_another(claim, flag)
                "drive, coordinated by Marta Oyelaran, recruited 140 helpers.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("it has a heated steering wheel.", True),
+    ("it has cloth seats.", False),
+])
+def test_session21_a_pronoun_claim_reads_crossed_features_of_its_referent(claim, flag):
+    context = ("The dealer has two trims in stock. Comfort 2 costs £21,400 and has cloth seats. Prestige 4 costs "
+               "£26,900 and has leather seats and a heated steering wheel.")
+    fc = check_facts(claim, sentences(context), subject="Comfort 2")
+    assert any(d.kind == "mismatch" for d in fc.differences) == flag, fc.differences
