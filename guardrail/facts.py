@@ -6164,8 +6164,11 @@ _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "fo
 # -- steps in the other order --------------------------------------------------------------------------
 #: Two steps in a stated order: "X before Y", "X, (and) then Y", "first X, then Y", "X, followed by Y"
 #: (X first), and "after X, Y", "Y after X", "Y once X" (X first).
+#: A stretch of time before "later": "two years later", "a few weeks later", "months later".
+_SPAN_LATER = r"(?:(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,3}|a\s+few|several|some|many)\s+)?" \
+              r"(?:days?|weeks?|months?|years?|decades?)\s+)?"
 _THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*(?:and\s+)?(?:only\s+)?(?:then|afterwards)|\s+and\s+(?:only\s+)?then|,?\s+followed\s+by|"
-                   r",?\s+and\s+(?:only\s+)?(?:after\s+(?:that|this)|afterwards|subsequently|later)\s*,?|"
+                   r",?\s+and\s+(?:only\s+)?(?:after\s+(?:that|this)|afterwards|subsequently|" + _SPAN_LATER + r"later)\s*,?|"
                    # ("faced trial before U.S. District Court Judge ...": before a court, not before a step)
                    r"\s+before(?!\s+(?:an?\s+|the\s+)?(?:[A-Z][\w.]*\s+)*(?:court|judge|jury|committee|panel|congress|"
                    r"parliament|senate|audience|crowd|board|magistrate|tribunal|Court|Judge|Committee|Congress|Parliament|"
@@ -6176,7 +6179,7 @@ _AFTER_TAIL = re.compile(r"^(.+?)\s+(?:only\s+)?(?:after|once)\s+(.+)$", re.I)
 _BEFORE_LEAD = re.compile(r"^(?:before)\s+(.+?),\s*(.+)$", re.I)
 #: "The Spaniards were driven out, and Moctezuma died shortly afterwards" (X first).
 _AND_AFTERWARDS = re.compile(r"^(.+?),?\s+and\s+(.+?)\s+(?:shortly\s+|soon\s+|immediately\s+|only\s+)?"
-                             r"(?:afterwards?|thereafter|after\s+that|later)\b.*$", re.I)
+                             r"(?:afterwards?|thereafter|after\s+that|" + _SPAN_LATER + r"later)\b.*$", re.I)
 #: "Only after the supernatant has been removed should the pellet be resuspended" (X first).
 _AFTER_INVERTED = re.compile(r"^(?:only\s+)?(?:after|once)\s+(.+?)\s+(?:should|can|may|must|will|do|does|is|are)\s+(.+)$", re.I)
 #: "The donation followed a fire" (the fire first); "The survey preceded the vote" (the survey first).

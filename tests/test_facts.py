@@ -3839,3 +3839,15 @@ def test_session21_a_pronoun_claim_reads_crossed_features_of_its_referent(claim,
                "£26,900 and has leather seats and a heated steering wheel.")
     fc = check_facts(claim, sentences(context), subject="Comfort 2")
     assert any(d.kind == "mismatch" for d in fc.differences) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The band toured Japan first and signed with Halcyon Records a few months later.", True),
+    ("The band signed with Halcyon Records first and toured Japan some months later.", False),
+    ("After signing with Halcyon Records, the band toured Japan.", False),
+])
+def test_session21_events_a_span_of_time_later_in_the_other_order(claim, flag):
+    context = ("The Lantern Set formed in Bristol in 2009. In 2012 the band signed with Halcyon Records, and "
+               "eight months later it toured Japan.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
