@@ -5841,8 +5841,11 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                 break
         e_rel = [(x, p) for x, p in all_rel if ca <= p < cb] or all_rel
         key = lexicon.relation_key(w)
-        if own_names and (key or ("", "", ""))[1] == "s" and len(e_rel) > 1:
-            e_rel = _ranked_of(a_text, e_rel, own_names[0], ca, e_known) or e_rel
+        # (two superlatives of the claim's scale in the clause: a gapped pair, each ranks the name before it)
+        pair = [(x, p) for x, p in e_rel if key and key[1] == "s" and (lexicon.relation_key(x) or ("", "", ""))[:2] == key[:2]]
+        if own_names and len(pair) > 1:
+            mine = _ranked_of(a_text, pair, own_names[0], ca, e_known)
+            e_rel = [r for r in e_rel if r not in pair or r in mine] if mine else e_rel
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
         anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]
         if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
