@@ -42,8 +42,10 @@ from itertools import chain, combinations, islice, takewhile
 from typing import NamedTuple
 
 from .text import lexicon
-from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, weekdays_in_ranges
-from .text.names import TITLES, Name, acronyms, clauses, code_shape, codes, name_tokens, names, words
+from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
+    weekdays_in_ranges
+from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
+    words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
     states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
@@ -475,8 +477,11 @@ def check_facts(
     if r is None and not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
         n_missing = len(out.names_missing)
         _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
+        if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+            _entities_of_participle_aside(claim, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _codes(c, sents, out, conf)
+    _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
         for n in dict.fromkeys(out.names_missing):
@@ -580,15 +585,15 @@ def check_facts(
     if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
         _passive_agent(claim, c_names, sents, known, out, conf)
     _passive_claim(claim, sents, known, out, conf)
-    _crossed(claim, sents, known, out, conf)
+    # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
+    # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
+    about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
+    _crossed(about, sents, known, out, conf)  # ("it comes with a free mesh booster", of the plan named before)
     _predicate_moved(claim, c_names, sents, known, out, conf)
     _figure_of_another(claim, c, sents, known, out, conf)
     _figure_of_another_subject(claim, c, sents, out, conf)
     _figure_swapped(claim, c, sents, known, out, conf)
     _time_label_moved(claim, c, sents, out, conf)
-    # (a claim that opens with "it", "he" or "she" is about its referent: "it carries an ROV rated to 4,000 m"; a
-    # "they" is as often a business's staff or a record's several entries, which made findings false on RAGTruth)
-    about = resolved if resolved is not claim and not re.match(r"\s*they\b", claim, re.I) else claim
     _segment_moved(about, c if about is claim else _parse(about), sents, known, out, conf)
     _label_moved(claim, sents, known, out, conf)
     _code_moved(about, sents, out, conf)
@@ -1407,7 +1412,10 @@ def _misderived(c: _Parsed, q: Quantity, how: _Derivation, where: dict[int, int]
 @functools.lru_cache(maxsize=256)
 def _talks_of_old_values(claim: str) -> bool:
     # "until 6 pm", "before 9:30": a time of day bounds the act, it dates no old value; nor does an aside in brackets
-    # ("$12 per user (though existing subscribers keep their rate until renewal)").
+    # ("$12 per user (though existing subscribers keep their rate until renewal)"), nor a quoted label or option
+    # ("kept for 18 months unless you pick 'Keep until I delete'": the option's words, not the claim's).
+    for q in reversed(quotations(claim)):
+        claim = claim[:q.start] + " " * (q.end - q.start) + claim[q.end:]
     claim = re.sub(r"\([^()]*\)", " ", claim)
     return re.search(r"\b(?:previously|formerly|originally|used\s+to|(?:until|before)(?!\s+(?:\d{1,2}(?:[:.]\d\d)?\s*"
                      r"(?:am|pm|a\.m\.|p\.m\.|h\b)|\d{1,2}:\d\d|noon|midday|midnight))|was|were|no\s+longer|instead\s+of|"
@@ -2770,6 +2778,25 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 break
 
 
+def _tag_swapped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A name given a bracketed tag ("Katie Bryce (IRL)") that the context writes after the same name as
+    another tag only ("Katie Bryce (GBR)"). Why: the claim's tag is often stated of someone else in the same
+    table, so neither the name nor the tag is new, yet the pairing is changed. Read only where the claim has
+    such a tag; a name the context tags with the claim's tag anywhere is left alone."""
+    if any(d.slot in ("entity", "attribution") for d in out.differences):
+        return
+    mine = bracket_tags(claim)
+    if not mine:
+        return
+    for toks, tag in mine:
+        others = [(sent, o) for _, sent, p in sents for t, o in bracket_tags(p.text) if t == toks]
+        if others and not any(o.text == tag.text for _, o in others):
+            sent, o = others[0]
+            out.differences.append(Difference(slot="entity", claim_value=tag.text, evidence_value=o.text,
+                                              evidence_span=_span(sent, o.start, o.end), confidence=conf["entity"]))
+            return
+
+
 def _code_moved(claim: str, sents, out: FactCheck, conf) -> None:
     """A graded code the context gives one of two things in one sentence, said of the other: "12 Linden Close
     falls in council tax band E" where "Number 12 is in council tax band D and number 14 in band E". The pieces
@@ -2975,6 +3002,34 @@ def _entities_of_second_predicate(claim: str, c_names: list[Name], sents, idf, b
     if not sub_names:
         return
     _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
+
+
+#: A participle phrase set off in commas after a short subject: "The study, led by Dr Okafor and published in
+#: Nature Climate Change, found ...".
+_PARTICIPLE_ASIDE = re.compile(r"^([^,;:]{3,60}),\s+((?:[a-z]{2,}ed|led|run|held|built|written|made|known|born|won|sold|"
+                               r"given|taken|shown|drawn)\s+(?:by|in|at|on|from|for|with)\s[^,;]{3,160}?),\s+(?=[a-z])")
+
+
+_AND_PARTICIPLE = re.compile(r"\s+and\s+(?=(?:[a-z]{2,}ed|led|run|held|built|written|made|known|won|sold|given|taken|"
+                             r"shown|drawn)\s+(?:by|in|at|on|from|for|with)\s)")
+
+
+def _entities_of_participle_aside(claim: str, sents, idf, best_score, out: FactCheck, conf, known) -> None:
+    """The names check again on a participle phrase set off after the claim's subject, read as its own
+    statement ("The study was led by ... and published in Nature Climate Change"). Why: the whole claim aligns to
+    the sentence that states its main verb (what the study found), so a name in the aside, which the context
+    states in another sentence ("The study, published in Nature Geoscience, used ..."), is never compared."""
+    m = _PARTICIPLE_ASIDE.match(claim)
+    if m is None or len(m.group(1).split()) > 6:
+        return
+    # (each participle of a pair on its own: "designed by Varga and built by Morven" may come from two sentences)
+    for part in _AND_PARTICIPLE.split(m.group(2)):
+        sub = f"{m.group(1)} was {part}."
+        sub_names = names(sub, known)
+        if sub_names:
+            _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
+        if any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+            return
 
 
 # -- a clause added to a supported statement -------------------------------------------------------------
@@ -4292,6 +4347,14 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         v = _SAY.search(clause)
         return bool(verb and v and _fold(stem(v.group(0).lower())) == _fold(stem(verb.group(0).lower())))
     mine_named = frozenset().union(*(n.tokens for n in names(who_text)))
+
+    def same_party(e_who_text: str) -> bool:
+        # Parties with names are the same when their names are ("Reviewer Lee" is not "Reviewer Diaz").
+        # (each with a word the other lacks: two people who share a role word or a surname).
+        e_named = frozenset().union(*(n.tokens for n in names(e_who_text)))
+        e_who = frozenset(_fold(t) for t, _ in terms_with_offsets(e_who_text))
+        return (bool(mine_named & e_named) and not (mine_named - e_named and e_named - mine_named)
+                if mine_named and e_named else bool(who & e_who))
     best, agree, spoke = None, 0.0, False
     for _, sent, p in sents:
         for e_who, e_what, a, b, e_who_text in _sayings(p.text):
@@ -4299,16 +4362,16 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
             # (the same verb of saying breaks a tie: "insisted it would ease congestion" against "told the council
             # the new road would split the village", for "insisted the new road would ease congestion")
             cov = raw + (0.1 if said_same(p.text[a:b]) else 0.0)
-            e_named = frozenset().union(*(n.tokens for n in names(e_who_text)))
-            # Parties with names are the same when their names are ("Reviewer Lee" is not "Reviewer Diaz").
-            # (each with a word the other lacks: two people who share a role word or a surname).
-            same = (bool(mine_named & e_named) and not (mine_named - e_named and e_named - mine_named)
-                    if mine_named and e_named else bool(who & e_who))
-            if same:
+            if same_party(e_who_text):
                 agree, spoke = max(agree, cov), True
             elif (best is None or cov > best[0]) and (raw >= 0.6 or (raw >= 0.4 and said_same(p.text[a:b]))) and (
                     single is None or single in {_fold(t) for t, _ in terms_with_offsets(p.text[a:b])}):
                 best = (cov, sent, a, b, e_who_text)
+    owner = _quote_owner(claim, mine[0], sents)
+    if owner is not None:
+        if any(same_party(e_who_text) for e_who_text in owner[1]):
+            return  # (the claim's party is given these very words in the context)
+        agree, best = 0.0, (1.0, *owner[0])
     # The claim's party must speak in the context too, saying something else, or be a party the context names
     # without giving it this statement ("The National Audit Office described the target as 'pure fantasy'" where
     # the Office only "will publish its review" and the opposition spokesman called it that).
@@ -4329,6 +4392,28 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         return  # one party under two names ("Paris prosecutor Francois Molins": "the prosecutor" is Molins)
     out.differences.append(Difference(slot="attribution", claim_value=who_text, evidence_value=e_who_text,
                                       evidence_span=_span(sent, a, b), confidence=conf["attribution"]))
+
+
+def _quote_owner(claim: str, saying, sents) -> tuple[tuple, list[str]] | None:
+    """Who the context gives the claim's quotation to: ((sentence, start, end, party) of the first saying that
+    quotes the same words, every party that does). Why: a quotation is exact, so when the claim puts quoted words
+    in one party's mouth and the context quotes them from another, the swap shows even where the claim's paraphrase
+    around the quote borrows the other party's sentence ("the spokesperson called the fall in offers 'deeply
+    disappointing'"). Read only for a quotation of two words or more inside the claim's saying clause."""
+    _, _, a, b, _ = saying
+    quoted = [q.text.lower() for q in quotations(claim) if a <= q.start < b and len(q.text.split()) >= 2]
+    if not quoted:
+        return None
+    first, parties = None, []
+    for _, sent, p in sents:
+        for q in quotations(p.text):
+            if q.text.lower() not in quoted:
+                continue
+            for _, _, ea, eb, e_who_text in _sayings(p.text):
+                if ea <= q.start < eb:
+                    first = first or (sent, ea, eb, e_who_text)
+                    parties.append(e_who_text)
+    return (first, parties) if first is not None else None
 
 
 def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:
@@ -4496,7 +4581,9 @@ def _passive_claim(claim: str, sents, known: set[str], out: FactCheck, conf) -> 
         doers, agent_does = [], False
         for _, sent, p in sents:
             for n in names(p.text, known):
-                v = re.match(r"\s+(?:(?:also|now|currently|still)\s+)?([a-z]{3,})\b", p.text[n.end:])
+                # (a future or planned act too: "Dr Nandakumar will lead the new MSc", for "will be led by Keogh")
+                v = re.match(r"\s+(?:(?:also|now|currently|still|will|shall|(?:is|are)\s+(?:set\s+)?to)\s+){0,2}([a-z]{3,})\b",
+                             p.text[n.end:])
                 if v is None or stem(v.group(1)) != base:
                     continue
                 obj = {_fold(t) for t in content_terms(p.text[v.end():v.end() + 60])}
@@ -5838,6 +5925,11 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                 break
         e_rel = [(x, p) for x, p in all_rel if ca <= p < cb] or all_rel
         key = lexicon.relation_key(w)
+        # (two superlatives of the claim's scale in the clause: a gapped pair, each ranks the name before it)
+        pair = [(x, p) for x, p in e_rel if key and key[1] == "s" and (lexicon.relation_key(x) or ("", "", ""))[:2] == key[:2]]
+        if own_names and len(pair) > 1:
+            mine = _ranked_of(a_text, pair, own_names[0], ca, e_known)
+            e_rel = [r for r in e_rel if r not in pair or r in mine] if mine else e_rel
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
         anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]
         if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
@@ -5873,6 +5965,20 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
                                               evidence_value=f"{a_text[pe:pe + len(x)]} ({_around(a_text, pe)})",
                                               evidence_span=_span(sent), confidence=conf["comparison"]))
             return
+
+
+def _ranked_of(text: str, rel: list[tuple[str, int]], owner: frozenset[str], start: int, known: set[str]
+               ) -> list[tuple[str, int]]:
+    """The superlatives of a clause that rank ``owner``: each is owned by the nearest name before it. Why: a
+    gapped pair ranks two things at once ("Grace Road is the smallest of the grounds and Edgbaston the largest"),
+    and a claim about one of them must be read against its own word, not whichever comes first in the clause."""
+    spots = [n for n in names(text, known=known) if n.start >= start]
+    mine = []
+    for x, p in rel:
+        before = [n for n in spots if n.end <= p]
+        if before and before[-1].tokens == owner:
+            mine.append((x, p))
+    return mine
 
 
 _WHEN_ADVERBS = frozenset({"later", "earlier"})
@@ -6001,8 +6107,8 @@ def _figure_relation(c: _Parsed, sents, out: FactCheck, conf) -> None:
         return
     for q in c.quantities:
         mine = _relation_before(c.text, q.start, c.quantities)
-        if mine is None:
-            continue
+        if mine is None or lexicon.counts_ranked_set(c.text[:q.start]):
+            continue  # ("the deepest of the three reservoirs": three is the set ranked, not a figure ranked)
         key = lexicon.relation_key(mine)
         if key is None or key[1] != "s" or key[0] == "order":
             continue  # (a superlative of amount; "the last ice age, around 13,000 years ago" dates, it does not rank)
@@ -6145,8 +6251,11 @@ _ORDER_WORDS = frozenset({"before", "after", "earlier", "later", "preceded", "fo
 # -- steps in the other order --------------------------------------------------------------------------
 #: Two steps in a stated order: "X before Y", "X, (and) then Y", "first X, then Y", "X, followed by Y"
 #: (X first), and "after X, Y", "Y after X", "Y once X" (X first).
+#: A stretch of time before "later": "two years later", "a few weeks later", "months later".
+_SPAN_LATER = r"(?:(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,3}|a\s+few|several|some|many)\s+)?" \
+              r"(?:days?|weeks?|months?|years?|decades?)\s+)?"
 _THEN = re.compile(r"^(?:first,?\s+)?(.+?)(?:,\s*(?:and\s+)?(?:only\s+)?(?:then|afterwards)|\s+and\s+(?:only\s+)?then|,?\s+followed\s+by|"
-                   r",?\s+and\s+(?:only\s+)?(?:after\s+(?:that|this)|afterwards|subsequently|later)\s*,?|"
+                   r",?\s+and\s+(?:only\s+)?(?:after\s+(?:that|this)|afterwards|subsequently|" + _SPAN_LATER + r"later)\s*,?|"
                    # ("faced trial before U.S. District Court Judge ...": before a court, not before a step)
                    r"\s+before(?!\s+(?:an?\s+|the\s+)?(?:[A-Z][\w.]*\s+)*(?:court|judge|jury|committee|panel|congress|"
                    r"parliament|senate|audience|crowd|board|magistrate|tribunal|Court|Judge|Committee|Congress|Parliament|"
@@ -6157,7 +6266,7 @@ _AFTER_TAIL = re.compile(r"^(.+?)\s+(?:only\s+)?(?:after|once)\s+(.+)$", re.I)
 _BEFORE_LEAD = re.compile(r"^(?:before)\s+(.+?),\s*(.+)$", re.I)
 #: "The Spaniards were driven out, and Moctezuma died shortly afterwards" (X first).
 _AND_AFTERWARDS = re.compile(r"^(.+?),?\s+and\s+(.+?)\s+(?:shortly\s+|soon\s+|immediately\s+|only\s+)?"
-                             r"(?:afterwards?|thereafter|after\s+that|later)\b.*$", re.I)
+                             r"(?:afterwards?|thereafter|after\s+that|" + _SPAN_LATER + r"later)\b.*$", re.I)
 #: "Only after the supernatant has been removed should the pellet be resuspended" (X first).
 _AFTER_INVERTED = re.compile(r"^(?:only\s+)?(?:after|once)\s+(.+?)\s+(?:should|can|may|must|will|do|does|is|are)\s+(.+)$", re.I)
 #: "The donation followed a fire" (the fire first); "The survey preceded the vote" (the survey first).

@@ -3852,3 +3852,100 @@ def test_session21_one_option_of_a_choice_made_a_duty(claim, flag):
                "upload a CV.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+# -- session 21 (wte) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Of the county's reservoirs, Lake Morrow is the deepest.", False),
+    ("Lake Morrow is the shallowest of the county's reservoirs.", True),
+    ("Of the county's reservoirs, Ashby Water is the deepest.", True),
+    ("Ashby Water is the shallowest of the county's reservoirs.", False),
+])
+def test_session21_gapped_superlatives_rank_the_name_before_each(claim, flag):
+    context = ("The county draws on Lake Morrow, Ashby Water and Penn Pool. Lake Morrow is the deepest of the county's "
+               "reservoirs and Ashby Water the shallowest.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Silver went to Tomas Varga (HUN) with 231.4 points.", True),
+    ("Silver went to Tomas Varga (SVK) with 231.4 points.", False),
+    ("Gold went to Lena Brandt (GER).", False),
+])
+def test_session21_a_bracketed_tag_swapped_onto_a_name(claim, flag):
+    context = ("Final standings, men's 10 m air rifle: gold Lena Brandt (GER) 240.1, silver Tomas Varga (SVK) "
+               "231.4, bronze Imre Kovacs (HUN) 229.8.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Valley Rail described the delays to evening services as 'completely unacceptable'.", True),
+    ("Councillor Rhys Owen described the delays as 'completely unacceptable'.", False),
+    ("The operator said it was 'working hard to restore a full timetable'.", False),
+])
+def test_session21_a_quotation_given_to_the_party_who_did_not_say_it(claim, flag):
+    context = ("A spokesperson for Valley Rail said the operator was 'working hard to restore a full timetable' after "
+               "delays to evening services. Councillor Rhys Owen called the delays 'completely unacceptable'.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The bridge, designed by Lena Varga and built by Morven Construction, opened over the Tay in May.", True),
+    ("The bridge, designed by Lena Varga and built by Corran Construction, opened over the Tay in May.", False),
+    ("The footbridge, designed by Lena Varga, opened over the Tay in May.", False),
+])
+def test_session21_a_name_in_a_participle_aside_stated_in_another_sentence(claim, flag):
+    context = ("A new footbridge over the Tay, designed by architect Lena Varga, opened to walkers in May. The bridge, "
+               "built by Corran Construction, cost £4.2 million.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Draft invoices stay in the outbox for 60 days unless you tick 'Hold until I send'.", True),
+    ("Draft invoices stay in the outbox for 14 days unless you tick 'Hold until I send'.", False),
+    ("Draft invoices used to stay in the outbox for 60 days.", False),
+])
+def test_session21_a_quoted_option_says_no_old_value(claim, flag):
+    context = ("Draft invoices used to stay in the outbox for 60 days. Since the March update, drafts are removed "
+               "after 14 days unless you tick 'Hold until I send'.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The autumn fundraising campaign will be run by Marta Oyelaran.", True),
+    ("The autumn fundraising campaign will be run by Tom Haldane.", False),
+    ("The spring volunteer drive is run by Marta Oyelaran.", False),
+])
+def test_session21_a_passive_agent_against_a_planned_act_of_another(claim, flag):
+    context = ("Tom Haldane will run the autumn fundraising campaign, which starts in October. The spring volunteer "
+               "drive, coordinated by Marta Oyelaran, recruited 140 helpers.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("it has a heated steering wheel.", True),
+    ("it has cloth seats.", False),
+])
+def test_session21_a_pronoun_claim_reads_crossed_features_of_its_referent(claim, flag):
+    context = ("The dealer has two trims in stock. Comfort 2 costs £21,400 and has cloth seats. Prestige 4 costs "
+               "£26,900 and has leather seats and a heated steering wheel.")
+    fc = check_facts(claim, sentences(context), subject="Comfort 2")
+    assert any(d.kind == "mismatch" for d in fc.differences) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The band toured Japan first and signed with Halcyon Records a few months later.", True),
+    ("The band signed with Halcyon Records first and toured Japan some months later.", False),
+    ("After signing with Halcyon Records, the band toured Japan.", False),
+])
+def test_session21_events_a_span_of_time_later_in_the_other_order(claim, flag):
+    context = ("The Lantern Set formed in Bristol in 2009. In 2012 the band signed with Halcyon Records, and "
+               "eight months later it toured Japan.")
+    flagged, fc = _flagged(claim, context)
+    assert flagged == flag, fc.differences

@@ -17,7 +17,7 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "clauses", "codes", "code_shape", "TITLES"]
+__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "clauses", "codes", "code_shape", "bracket_tags", "quotations", "TITLES"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
                    "minister senator judge justice professor doctor mayor governor king queen prince princess lord "
@@ -214,3 +214,38 @@ def codes(text: str) -> list[Name]:
 def code_shape(code: str) -> str:
     """Where an identifier has digits and where letters: "17C" and "17A" share "99A"; "B12" is "A99"."""
     return re.sub(r"[A-Za-z]", "A", re.sub(r"\d", "9", code))
+
+
+#: A short upper-case tag in brackets right after a name: "Katie Bryce (GBR)", "Apple (AAPL)", "Sen. Ruiz (D)".
+_TAG_AFTER = re.compile(r"\s*\(([A-Z]{1,5})\)")
+
+
+@functools.lru_cache(maxsize=4096)
+def bracket_tags(text: str) -> tuple[tuple[frozenset[str], Name], ...]:
+    """Each name written with a bracketed upper-case tag right after it, as (the name's tokens, the tag). Why: a
+    results table or a roster pins a country, team, party or ticker to a name this way, and a tag swapped onto
+    the name ("Bryce (IRL)" for "Bryce (GBR)") is a changed fact the name check cannot see, since both the
+    name and the other tag are stated elsewhere or read as mere acronyms."""
+    if "(" not in text:
+        return ()
+    found = []
+    for n in names(text):
+        m = _TAG_AFTER.match(text, n.end)
+        if m is not None and not n.text.isupper():
+            found.append((n.tokens, Name(m.start(1), m.end(1), m.group(1))))
+    return tuple(found)
+
+
+#: A quotation: an opening mark not after a letter ("Students' union" opens nothing), its words (an apostrophe
+#: only between letters: "don't"), a closing mark not before a letter.
+_QUOTATION = re.compile(r"(?<!\w)['\u2018\"\u201c]((?:[^'\u2018\u2019\"\u201c\u201d\n]|(?<=\w)['\u2019](?=\w)){3,200}?)"
+                        r"['\u2019\"\u201d](?!\w)")
+
+
+@functools.lru_cache(maxsize=4096)
+def quotations(text: str) -> tuple[Name, ...]:
+    """The words inside each pair of quotation marks, with their offsets. Why: a quotation is someone's exact
+    words, so the same words quoted in the context identify who said them better than any overlap of paraphrase."""
+    if not any(q in text for q in "'\u2018\"\u201c"):
+        return ()
+    return tuple(Name(m.start(1), m.end(1), m.group(1)) for m in _QUOTATION.finditer(text))
