@@ -518,31 +518,17 @@ def check_facts(
         _site_flips(resolved, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _denied_by_noun(resolved, sents, out, conf)
-    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
-    if not any(d.slot in _POLARITY for d in out.differences) or weak:
-        # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the
-        # same sentence ("Don't shower" against "Avoid swimming ..., although you can shower as usual").
-        site = FactCheck()
-        _site_modality(claim, sents, site, conf)
-        if site.differences:
-            out.differences = [d for d in out.differences if d not in weak] + site.differences
-    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
-    if not any(d.slot in _POLARITY for d in out.differences) or weak:
-        # (so does a duty or an option said of what the evidence's cue bears on: "a portfolio is useful but not
-        # mandatory" against "Applicants must submit ... a portfolio", which a loose reading takes for a "not")
-        topic = FactCheck()
-        _topic_modality(claim, sents, topic, conf)
-        # (over a weak "not" only a duty or an option said as such: a "can" / "cannot" of a loose paraphrase is what
-        # the weak reading already is, and on RAGTruth half A it was wrong: "how much can be contributed" / "cannot")
-        if topic.differences and (not weak or any(_DUTY_WORD.search(d.claim_value) for d in topic.differences)):
-            out.differences = [d for d in out.differences if d not in weak] + topic.differences
-    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
-    if not any(d.slot in _POLARITY for d in out.differences) or weak:
-        # (a combination allowed that the evidence bans, with another verb: read over a loose "not")
-        used = FactCheck()
-        _co_use_allowed(claim, sents, used, conf)
-        if used.differences:
-            out.differences = [d for d in out.differences if d not in weak] + used.differences
+    # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the same
+    # sentence ("Don't shower" against "Avoid swimming ..., although you can shower as usual").
+    _over_weak(out, conf, lambda found: _site_modality(claim, sents, found, conf))
+    # So does a duty or an option said of what the evidence's cue bears on ("a portfolio is useful but not mandatory"
+    # against "Applicants must submit ... a portfolio", which a loose reading takes for a "not"); over a weak "not"
+    # only a duty or an option said as such: a "can" / "cannot" of a loose paraphrase is what the weak reading
+    # already is, and on RAGTruth half A it was wrong ("how much can be contributed" / "cannot").
+    _over_weak(out, conf, lambda found: _topic_modality(claim, sents, found, conf),
+               lambda found, weak: not weak or any(_DUTY_WORD.search(d.claim_value) for d in found))
+    # And a combination allowed that the evidence bans, with another verb.
+    _over_weak(out, conf, lambda found: _co_use_allowed(claim, sents, found, conf))
     if not any(d.slot in _POLARITY for d in out.differences):
         _one_option_required(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
@@ -653,6 +639,20 @@ def _denial_worded(claim: str, a_text: str, out: FactCheck) -> None:
         form = ev.group(1)
         cased = form[0].upper() if lead.group(1)[0].isupper() else form[0].lower()
         out.wording.append((lead.start(1), lead.end(1), cased + form[1:]))
+
+
+def _over_weak(out: FactCheck, conf, check: Callable[[FactCheck], None],
+               accept: Callable[[list[Difference], list[Difference]], bool] = lambda found, weak: True) -> None:
+    """Run a polarity ``check`` when no polarity finding is made yet or only weak ones (below the modality's
+    confidence: a loose "not"), and let what it finds replace the weak ones. Why: a loose negation reading of a
+    paraphrase names a difference that never flags, and would otherwise keep a precise reading from running."""
+    weak = [d for d in out.differences if d.slot in _POLARITY and d.confidence < conf["modality"]]
+    if any(d.slot in _POLARITY for d in out.differences) and not weak:
+        return
+    found = FactCheck()
+    check(found)
+    if found.differences and accept(found.differences, weak):
+        out.differences = [d for d in out.differences if d not in weak] + found.differences
 
 
 #: Alignment at or above which a mismatch is "in a near-copy of the evidence sentence" (slot:strong).
