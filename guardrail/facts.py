@@ -1227,7 +1227,8 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         # (a claim that states the other figure too is about both: borrowed only when it gives that one the words of
         # this one, the pair crossed: "Adults pay £9 and children pay £18" of "£18 for adults and £9 for children")
         twin = next((x for x in claim_qs if x is not q and _equivalent(x, other)), None)
-        if twin is not None and not (_only_terms(p, e, other) & _local_terms(c, twin)):
+        if twin is not None and not (_only_terms(p, e, other) & _local_terms(c, twin)
+                                     and not _only_terms(p, other, e) & _local_terms(c, twin)):
             continue
         lo, hi = sorted([other, e], key=lambda x: x.start)
         if re.fullmatch(r"\s*(?:to|-|\u2013)\s*", p.text[lo.end:hi.start]) and re.search(r"\b(?:from|between)\s*$", p.text[:lo.start], re.I):
@@ -1786,16 +1787,21 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
     # One sentence that states every figure of the claim (two or more) is the claim's, whatever sentence its words
     # align to better: "Annual income £12,001–£20,000: credit rate 20%" is the table's second row, not its header's
     # first ("Annual income up to £12,000: credit rate 30%").
-    all_home = next((k for k in range(len(sents)) if len(claim_qs) >= 2 and all(
-        any(_equivalent(q, e) for e in sents[k][2].quantities) for q in claim_qs)), None) if len(claim_qs) <= 6 else None
+    # (not a sentence of old values: "The old number, 01632 960118, is no longer in use" states the claim's figures as
+    # replaced)
+    # (and measures, money and shares only: bare numbers and years are too easily stated by another sentence too)
+    all_home = next((k for k in range(len(sents)) if len(claim_qs) >= 2 and not _talks_of_old_values(sents[k][2].text)
+                     and all(q.kind not in ("", "count") for q in claim_qs)
+                     and all(any(_equivalent(q, e) for e in sents[k][2].quantities) for q in claim_qs)), None) \
+        if len(claim_qs) <= 6 else None
     for q in each(claim_qs):
         out.numbers += 1
         if all_home is not None and all_home not in support[:1] and not q.bound:
             # (only where the claim aligns elsewhere: within its own sentence, a pair's figures may be swapped, which
             # the checks below read)
             e = next(e for e in sents[all_home][2].quantities if _equivalent(q, e))
-            if e.bound is None:
-                out.numbers_matched += 1
+            if e.bound is None and q.unit.lower() == e.unit.lower() and math.isclose(q.magnitude, e.magnitude):
+                out.numbers_matched += 1  # (a figure written as the sentence writes it; a conversion is read below)
                 continue
         other_end = _other_range_end(c, q, ranges)
         if other_end is not None:
@@ -2353,6 +2359,8 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
             continue
         conflict = None
         off_piece = c.term_set - c.piece_terms(d.start)
+        # (the month or weekday of the claim's other dates is no word of this one's slot)
+        others_calendar = frozenset(_fold(t) for x in c.dates if x is not d for t in content_terms(x.text)) & _CALENDAR
         # (the support first, then the other sentences near the claim: "... and the final deadline for all applicants
         # is 30 June 2025" in the sentence after the one a claim about the intake aligns to best)
         # (and last any sentence where two words of the date's own piece of a claim of two stand by it: "..., and
@@ -2369,10 +2377,10 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
                      and not _range_end_around(d, e, sents[k][2])  # "10 February" in "between 3 and 21 February"
                      # (the month of the claim's other date is no word of this one's slot: "from 7 June until ... 12
                      # October" is not about the "6 June" beside "7 June")
-                     and ((k in near and _near_terms(c, sents[k][2].text, e.start, e.end, skip=_CALENDAR)
+                     and ((k in near and _near_terms(c, sents[k][2].text, e.start, e.end, skip=others_calendar)
                            >= (need if k in support else max(need, 3)))
                           or (k not in support and off_piece and not _RECORD_LINE.search(sents[k][2].text)
-                              and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece | _CALENDAR) >= max(need, 2)))
+                              and _near_terms(c, sents[k][2].text, e.start, e.end, skip=off_piece | others_calendar) >= max(need, 2)))
                      and not any(x is not d and x.compatible(e) and not x.conflicts(e) for x in c.dates)]
             if cands:
                 # (the rival that states as much of a date as the claim's: "March 17, 2025", not the "2023" of "2023 vans")
