@@ -297,3 +297,14 @@ def test_session21_a_denied_comparison_is_a_limit_the_other_way(text, bound):
 def test_session21_not_over_without_a_figure_is_still_a_negation_and_hours_at_a_price_is_a_rate():
     assert lexicon.negation_cues("The game is not over yet.") == ["not"]
     assert [q.rate for q in parse_quantities("3 nights at £95 and 5 hours at $30")] == [None, "night", None, "hour"]
+
+
+@pytest.mark.parametrize("text, cls", [
+    ("The bursary never has to be paid back.", "optional"),     # freed from a duty, not a ban
+    ("You do not have to register in advance.", "optional"),
+    ("You don't need to bring a towel.", "optional"),
+    ("Never leave the heater on overnight.", "forbidden"),
+    ("Do not take it with food.", "forbidden"),
+])
+def test_session21_a_duty_denied_is_an_option_and_a_plain_denial_a_ban(text, cls):
+    assert lexicon.modality(text) == cls

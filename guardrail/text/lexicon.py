@@ -165,12 +165,15 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
     ("forbidden", re.compile(
         r"\b(?:must\s+not|mustn['\u2019]t|may\s+not|cannot|can\s+not|can['\u2019]t|shall\s+not|are\s+not\s+allowed|"
         r"is\s+not\s+allowed|not\s+(?:be\s+)?(?:allowed|permitted)|(?:is|are)\s+(?:prohibited|forbidden|banned)|"
-        r"prohibit\w*|forbid\w*|do\s+not|don['\u2019]t|never|(?:is|are|be|been|remains?)\s+(?:closed|shut|off[- ]limits)\s+to|"
+        r"prohibit\w*|forbid\w*|do\s+not(?!\s+(?:have|need)\s+to)|don['\u2019]t(?!\s+(?:have|need)\s+to)|"
+        # ("never has to be paid back" frees from a duty: optional, below)
+        r"never(?!\s+(?:has|have|had|needs?|needed)\s+to)|(?:is|are|be|been|remains?)\s+(?:closed|shut|off[- ]limits)\s+to|"
         # "won't be able to use Elm Grove": an ability denied is a ban
         r"(?:will\s+not|won['\u2019]t|(?:is|are)\s+not|(?:is|are)n['\u2019]t)\s+(?:be\s+)?(?:able|allowed|permitted)\s+to|"
         r"(?:is|are|be|been)\s+barred)\b", re.I)),
     ("optional", re.compile(
         r"\b(?:optional|not\s+(?:required|mandatory|obligatory|compulsory)|need\s+not|needn['\u2019]t|"
+        r"never\s+(?:has|have|had|needs?|needed)\s+to|don['\u2019]t\s+(?:have|need)\s+to|"
         r"do(?:es)?\s+not\s+(?:have|need)\s+to|(?:are|is)\s+not\s+obliged|voluntary|"
         r"at\s+(?:their|your|his|her|its)\s+(?:own\s+)?(?:discretion|option)|"
         # "... if they wish" closing a clause; not "If you want to introduce your baby to swimming, ..." (a case)
