@@ -540,6 +540,8 @@ def check_facts(
     roles_read = max(best_score, with_figures) >= 0.5
     if roles_read:
         _relations(claim, a_text, aligned_sent, out, conf)
+    _head_flips(claim, sents, out, conf)
+    if roles_read:
         _roles(claim, c_names, a_text, aligned_sent, known, out, conf)
         if not any(d.slot in ("role", "entity", "attribution", "moved") for d in out.differences):
             _swapped(claim, a_text, aligned_sent, out, conf)
@@ -1726,6 +1728,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                                             and _CAPITAL_LABEL.search(c.text, max(0, q.start - 16), q.start))]
     # "one review" is the context's "a review" (an article counts one): stated, whatever else counts reviews.
     claim_qs = [q for q in claim_qs if not (q.is_word and q.magnitude == 1 and q.kind == "count" and _one_said(q, sents))]
+    # "her 2nd on grass" is the context's "her second on grass": the text layer leaves "first" and "second" unread
+    # as figures ("she first won", "a second opinion"), so a claim's 1st or 2nd is stated where a sentence of its
+    # neighbourhood writes the word.
+    claim_qs = [q for q in claim_qs if not (q.kind == "ordinal" and not q.is_word and q.magnitude in (1, 2) and any(
+        re.search(r"\b" + ("first" if q.magnitude == 1 else "second") + r"\b", sents[k][2].text, re.I) for k in near))]
     # (how often, in words, is checked only against a context that says how often: "They open every day" is the
     # context's seven days of opening hours, not a figure it must state)
     if not any(e.kind == "frequency" for _, _, p in sents for e in p.quantities):
@@ -1878,7 +1885,10 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                           and _anchored_apart(q, claim_qs, sents[k][2], sents[hit_far[0]][2]))
                      and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
         if hit_far is not None and home is not None and (hit is not None or far):
-            rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)]
+            rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)
+                     # (a value another of the claim's figures states is that figure's: "the roughly 490-metre asteroid
+                     # will pass about 1.9 million km from Earth" borrows nothing from "a distance of 1.93 million km")
+                     and not any(x is not q and _equivalent(x, e) for x in claim_qs)]
             # (not when the claim states it with the very words its own sentence does and no rival's: "two adult
             # tickets at £14 each" is "£14 for adults", not the family ticket's "2 adults ... £40")
             mine = _local_terms(c, q) | _window_terms(c, q)
@@ -5289,6 +5299,124 @@ def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
                                               evidence_value=f"{ew} {' '.join(site[1:])}", evidence_span=_span(s),
                                               confidence=conf["direction"]))
             return
+
+
+# -- a comparison or a change said of the same thing the other way ---------------------------------------
+# "Israel launched a smaller military assault" against "Israel began a more extensive military assault";
+# "one of the summer's smallest blockbusters" against "the summer's presumed biggest franchise blockbuster";
+# "indicating decreased activity" against "enhancing tropical storm activity". The words around such a phrase
+# are paraphrased (RAGTruth's answers reword every sentence), so neither the whole-sentence alignment nor the
+# site of two words after the cue (:func:`_site_flips`) meets the evidence; the thing compared or changed is
+# the noun the phrase ends on, and that noun the two sides share.
+_HEAD_SCALES_LEFT_OUT = frozenset({"order", "count", "result", "trend"})
+#: Comparison words that are prepositions or places more often than grades ("above average", "top floor").
+_HEAD_NOT_GRADE = frozenset("above below top bottom first last maximum minimum".split())
+#: Words a direction verb may have between it and its object ("increased its dividend").
+_HEAD_DETERMINER = re.compile(r"\s+(?:the|a|an|its|their|his|her|our|your|this|these|those)(?=\s)", re.I)
+_HEAD_WORD = re.compile(r"(\s+|\s*-\s*)([A-Za-z][A-Za-z'\u2019-]*)")
+
+
+class _HeadSite(NamedTuple):
+    kind: str  # "comparison" or "direction"
+    noun: tuple[str, ...]  # the noun phrase's words, folded stems; the last is its head
+    scale: str  # the comparison's scale, or "dir"
+    sign: str  # "+" / "-", or "up" / "down"
+    word: str  # the comparison or direction word
+    phrase: str  # the words as written, the word and its noun phrase
+
+
+def _noun_after(text: str, pos: int, determiners: bool) -> tuple[tuple[str, ...], int]:
+    """The words of the noun phrase right after ``pos``, folded stems, up to three, none a stop word or a grade
+    word ("military assault" of "a larger military assault on Gaza"), and where it ends; () where a stop word,
+    a figure or punctuation comes first ("larger than", "rose by 5%", "rose, ...")."""
+    if determiners:
+        m = _HEAD_DETERMINER.match(text, pos)
+        pos = m.end() if m else pos
+    out: list[str] = []
+    while len(out) < 3:
+        m = _HEAD_WORD.match(text, pos)
+        if m is None:
+            break
+        w = m.group(2).lower().rstrip("'\u2019-")
+        if len(w) < 3 or w in STOPWORDS or w == "than" or lexicon.relation_key(w) or lexicon.direction(w):
+            break
+        out.append(_fold(stem(w)))
+        pos = m.end()
+    return tuple(out), pos
+
+
+@functools.lru_cache(maxsize=16384)
+def _head_sites(text: str) -> tuple[_HeadSite, ...]:
+    """Each comparison or direction word of ``text`` followed by a noun phrase and not under a negation ("not
+    larger", "did not increase"). Cached by the sentence."""
+    out = []
+    for w, p in lexicon.relation_words(text):
+        key = lexicon.relation_key(w)
+        if key is None or key[0] in _HEAD_SCALES_LEFT_OUT or w in _HEAD_NOT_GRADE:
+            continue
+        a, _ = _piece_bounds(text, p)
+        if _SITE_CUE.search(text[max(a, p - 25):p]):
+            continue
+        noun, end = _noun_after(text, p + len(w), False)
+        if noun:
+            out.append(_HeadSite("comparison", noun, key[0], key[2], w, text[p:end]))
+    for m in re.finditer(r"[A-Za-z]+", text):
+        d = lexicon.direction(m.group(0))
+        if not d or m.group(0).lower() in ("up", "down", "higher", "lower"):
+            continue
+        a, _ = _piece_bounds(text, m.start())
+        if _SITE_CUE.search(text[max(a, m.start() - 25):m.start()]):
+            continue
+        noun, end = _noun_after(text, m.end(), True)
+        if noun:
+            out.append(_HeadSite("direction", noun, "dir", d, m.group(0).lower(), text[m.start():end]))
+    return tuple(out)
+
+
+def _grades_way(text: str, site: _HeadSite) -> bool:
+    """Does ``text`` hold a word of the site's scale and sign, with or without a noun after it?"""
+    if site.kind == "comparison":
+        return any((k := lexicon.relation_key(w)) is not None and (k[0], k[2]) == (site.scale, site.sign)
+                   for w, _ in lexicon.relation_words(text))
+    return any(lexicon.direction(w) == site.sign for w in re.findall(r"[A-Za-z]+", text))
+
+
+def _head_flips(claim: str, sents, out: FactCheck, conf) -> None:
+    """A comparison or a change said of the noun the evidence grades or changes the other way (see above): the
+    two phrases end on the same noun, one phrase's words hold the other's, the sentences share a word besides,
+    and no evidence sentence grades or changes that noun the claim's way. A grade of the same scale with no
+    noun after it, or a negated one, is no reading at all."""
+    if any(d.slot in ("comparison", "direction", "negation", "modality") for d in out.differences):
+        return
+    mine = _head_sites(claim)
+    if not mine:
+        return
+    c = _parse(claim)
+    theirs = [(s, p, site) for _, s, p in sents for site in _head_sites(p.text)]
+    for site in mine:
+        held = set(site.noun)
+        same_noun = [(s, p, e) for s, p, e in theirs if e.kind == site.kind and e.noun[-1] == site.noun[-1]
+                     and (held <= set(e.noun) or set(e.noun) <= held)]
+        if site.kind == "comparison":
+            agree = [x for x in same_noun if (x[2].scale, x[2].sign) == (site.scale, site.sign)]
+            other = [x for x in same_noun if lexicon.opposed(site.word, x[2].word)]
+        else:
+            agree = [x for x in same_noun if x[2].sign == site.sign]
+            other = [x for x in same_noun if x[2].sign != site.sign]
+        if agree or not other:
+            continue
+        # (nor where a sentence naming the noun also grades something the claim's way, its noun left out: "Eastgate
+        # recorded the highest footfall ..., while Northfield recorded the lowest")
+        if any(site.noun[-1] in {_fold(t) for t in p.term_set} and _grades_way(p.text, site) for _, _, p in sents):
+            continue
+        s, p, e = other[0]
+        graded = {_fold(stem(x)) for x in (site.phrase + " " + e.phrase).lower().split()}
+        if not ({_fold(t) for t in c.term_set} & {_fold(t) for t in p.term_set}) - graded:
+            continue  # (nothing but the phrase in common: another thing's grade)
+        out.differences.append(Difference(slot=site.kind, claim_value=site.phrase, evidence_value=e.phrase,
+                                          evidence_span=_span(s), confidence=conf.get(f"{site.kind}:site", UNMEASURED_PRIOR),
+                                          grade="same_words"))
+        return
 
 
 _MODAL_WORD = re.compile(

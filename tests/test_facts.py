@@ -3949,3 +3949,63 @@ def test_session21_events_a_span_of_time_later_in_the_other_order(claim, flag):
                "eight months later it toured Japan.")
     flagged, fc = _flagged(claim, context)
     assert flagged == flag, fc.differences
+
+
+# -- session 22: a comparison or a change said of the same noun the other way, in a loose paraphrase ---------
+@pytest.mark.parametrize("claim, flag", [
+    # the noun the grade bears on is the evidence's, the rest of the sentence reworded
+    ("After the merger the airline ran a smaller regional fleet out of Leeds.", True),
+    ("After the merger the airline ran a larger regional fleet out of Leeds.", False),
+    ("After the merger the airline ran a bigger fleet out of Leeds.", False),
+    # a change said of the same noun the other way
+    ("The council says the scheme has cut air pollution along the ring road.", False),
+    ("The council says the scheme has increased air pollution along the ring road.", True),
+    # a grade the claim gives another noun: nothing to compare
+    ("After the merger the airline offered smaller seats.", False),
+])
+def test_session22_a_grade_or_change_of_the_same_noun_the_other_way(claim, flag):
+    context = ("Following its 2019 merger with Skyvale, Northwind operates a larger regional fleet from its Leeds "
+               "base. Council officers report that the low-emission scheme reduced air pollution on the ring road "
+               "by a fifth. Seat pitch was unchanged.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+    if flag:
+        assert any(d.grade == "same_words" and d.slot in ("comparison", "direction") for d in fc.differences)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # both grades are in the context (reviews disagree): the claim's is stated, so no flip
+    ("One reviewer called it the best pizza in town.", False),
+    ("One reviewer called it the worst pizza in town.", False),
+    # a negated grade is no reading
+    ("The new model does not have a longer battery life than the old one.", False),
+])
+def test_session22_a_grade_the_context_also_states_the_claims_way_is_no_flip(claim, flag):
+    context = ("Marco: honestly the best pizza in town, thin and crisp. Dana: the worst pizza in town, cold and "
+               "late. The new model has a shorter battery life than the old one.")
+    flagged, fc = _findings(claim, context)
+    assert not any(d.grade == "same_words" and d.slot == "comparison" for d in fc.differences), fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The 14th-ranked Dutch pair won their 23rd title together.", False),
+    ("The 14th-ranked Dutch pair won their 21st title together.", True),
+    ("The 41st-ranked Dutch pair won their 23rd title together.", True),
+    ("It was the pair's 2nd final of the season.", False),
+])
+def test_session22_ordinal_words_are_places_in_a_count(claim, flag):
+    context = ("Ranked fourteenth, the Dutch pair took their twenty-third title together on Sunday. It was their "
+               "second final of the season.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The roughly 70-metre ship will leave port for a voyage of about 2.2 million km on 3 May.", False),
+    ("The roughly 90-metre ship will leave port for a voyage of about 2.2 million km on 3 May.", True),
+])
+def test_session22_a_rival_figure_the_claim_states_elsewhere_is_borrowed_by_nothing(claim, flag):
+    context = ("The survey ship Kestrel is about 68 metres long. It will leave port on 3 May for a voyage of 2.16 "
+               "million km, roughly fifty laps of the equator.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

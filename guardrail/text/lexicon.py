@@ -229,7 +229,8 @@ _UP = ("rise rises rose risen rising increase increases increased increasing gro
        # a measure named by its verb ("the star dimmed by 18%"): verb forms only, not the adjective or noun a
        # sentence uses of a state ("a dim light", "keep cool", "central heating")
        "brighten brightens brightened brightening warms warmed heats heated "
-       "intensify intensifies intensified deepen deepens deepened thicken thickens thickened").split()
+       "intensify intensifies intensified deepen deepens deepened thicken thickens thickened "
+       "enhance enhances enhanced enhancing").split()
 _DOWN = ("fall falls fell fallen falling decline declines declined declining decrease decreases decreased decreasing "
          "drop drops dropped dropping shrink shrinks shrank shrunk down lower lowered contract contracts contracted "
          "slump slumped plunge plunged plummet plummeted dip dipped cut cuts reduce reduces reduced reducing narrow "
@@ -323,7 +324,9 @@ _ADJ_SCALE = {"expensive": ("price", "+"), "costly": ("price", "+"), "pricey": (
               "affordable": ("price", "-"), "common": ("frequency", "+"), "commonly": ("frequency", "+"),
               "frequent": ("frequency", "+"), "frequently": ("frequency", "+"), "popular": ("popularity", "+"),
               # ("the most distant galaxy" is "the farthest"; "the closest" is its opposite)
-              "distant": ("distance", "+"), "remote": ("distance", "+")}
+              "distant": ("distance", "+"), "remote": ("distance", "+"),
+              # ("a more extensive assault" is a larger one)
+              "extensive": ("size", "+")}
 _SCALE_OF: dict[str, tuple[str, str, str]] = {}
 for _scale, _plus, _minus in _SCALES:
     for _sign, _ws in (("+", _plus), ("-", _minus)):

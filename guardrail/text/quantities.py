@@ -159,7 +159,10 @@ _SPECIAL = {"dozen": 12, "a dozen": 12, "half a dozen": 6, "a hundred": 100, "a 
             "double": 2, "triple": 3, "a pair of": 2, "a couple of": 2,
             "two-thirds": 2 / 3, "three-quarters": 0.75, "one-third": 1 / 3, "one-quarter": 0.25, "one-half": 0.5}
 _ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-                  "eighth": 8, "ninth": 9, "tenth": 10}
+                  "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+                  "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+                  "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
+                  "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100}
 
 _WORDNUM = (r"(?:(?:" + "|".join(sorted(list(_TENS), key=len, reverse=True)) + r")(?:[- ](?:"
             + "|".join(sorted([w for w in _ONES if _ONES[w] and _ONES[w] < 10], key=len, reverse=True)) + r"))?|"
@@ -420,12 +423,26 @@ _ORDINAL = re.compile(r"(?<![\w.,])(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 #: An ordinal word after a determiner: "her fourth season", "the third quarter" (not "a third": a fraction).
 #: ("first" and "second" are left out: "she first won", "the first time", "a second opinion" are no places in a count)
 _ORDINAL_WORD = re.compile(r"\b(?:the|his|her|its|their|our|my|your|[A-Za-z]+['\u2019]s)\s+("
-                           + "|".join(w for w in _ORDINAL_WORDS if _ORDINAL_WORDS[w] > 2) + r")\b(?!-)", re.I)
+                           + "|".join(w for w in _ORDINAL_WORDS if 2 < _ORDINAL_WORDS[w] <= 10) + r")\b(?!-)", re.I)
+#: An ordinal word past the tenth, or a tens' compound ("ranked thirty-first", "her twelfth title"): a place in
+#: a count wherever it stands, never a fraction.
+_ORDINAL_WORD_HIGH = re.compile(
+    r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-(?P<unit>"
+    + "|".join(w for w in _ORDINAL_WORDS if _ORDINAL_WORDS[w] < 10) + r")|(?P<word>"
+    + "|".join(w for w in _ORDINAL_WORDS if _ORDINAL_WORDS[w] > 10) + r"))\b(?!-)", re.I)
 
 
 def _ordinals(text: str) -> list[Quantity]:
     out = []
+    high = [(m.start(), m.end(), _ORDINAL_WORDS[m.group("word").lower()] if m.group("word")
+             else _TENS[m.group("tens").lower()] + _ORDINAL_WORDS[m.group("unit").lower()])
+            for m in _ORDINAL_WORD_HIGH.finditer(text)]
+    for a, b, v in high:
+        out.append(Quantity(start=a, end=b, text=text[a:b], magnitude=float(v), value=float(v), dimension="ordinal",
+                            unit="", bound=None, approx=False, digits=len(str(v)), is_word=True))
     for m in _ORDINAL_WORD.finditer(text):
+        if any(a <= m.start(1) < b for a, b, _ in high):
+            continue
         n = float(_ORDINAL_WORDS[m.group(1).lower()])
         out.append(Quantity(start=m.start(1), end=m.end(1), text=m.group(1), magnitude=n, value=n, dimension="ordinal",
                             unit="", bound=None, approx=False, digits=len(str(int(n))), is_word=True))
@@ -623,14 +640,16 @@ def parse_quantities(text: str) -> list[Quantity]:
         # (a bare figure the number pattern cut from pence, "55" of "55.4p", gives way to them)
         # (and so does a figure cut from "1,315p": "worth 1")
         extra += [x for x in _pence(text) if not any(q.start <= x.start < q.end and q.dimension and q.end >= x.end for q in out)]
-    if _ORDINAL.search(text) or ("th" in text and _ORDINAL_WORD.search(text)):
+    if _ORDINAL.search(text) or ("th" in text and (_ORDINAL_WORD.search(text) or _ORDINAL_WORD_HIGH.search(text))) \
+            or ("-first" in text or "-second" in text or "-third" in text) and _ORDINAL_WORD_HIGH.search(text):
         extra += sorted(_ordinals(text), key=lambda q: q.start)
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
         # ("about three in five", "just over half a minute").
         for i, figure in enumerate(extra):
             b = _BOUND_BEFORE.search(text, max(0, figure.start - 24), figure.start) \
-                if not figure.bound and not figure.approx else None
+                if not figure.bound and not figure.approx and figure.dimension != "ordinal" else None
+            # (a place in an order has no bound: "a win over 31st-ranked Brandt")
             if b is not None and not (b.group(1).lower().startswith("up") and _ADDS_UP.search(text, max(0, b.start() - 16), b.start())):
                 # (not a rise to a new value: "goes up to 55.4p")
                 word = re.sub(r"\s+", " ", b.group(1).lower())
