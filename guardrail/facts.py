@@ -1097,7 +1097,7 @@ _TO_LEVEL = re.compile(r"\bto\s+(?:about\s+|around\s+|nearly\s+|almost\s+)?$", r
 #: Comparatives that say which way a duration goes ("200 ms slower" takes longer, "2 hours sooner" less).
 _TIME_WAY = {"slower": "up", "longer": "up", "faster": "down", "quicker": "down", "shorter": "down"}
 _PIVOT_ORDER = {"after": "up", "later": "up", "before": "down", "earlier": "down", "sooner": "down"}
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:and|but|while|whereas|compared)\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:and|but|while|whereas|compared|although|though|because|so\s+that)\b", re.I)
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 
@@ -1254,6 +1254,16 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
 
 #: A key that opens a sentence: "Frequency: ...", "Opening hours: ...".
 _LEAD_KEY = re.compile(r"[^:;,.\d]{1,40}:\s")
+
+
+def _keyed_alike(field: str, sentence: str) -> bool:
+    """Does a structured field's key share a word with the key that opens the sentence ("checked max: 23 kg" and
+    "Checked: one bag up to 23 kg")? Such a sentence is the field's own line of the record, however many of its
+    siblings' values another line states ("Cabin: one bag up to 8 kg, max 55 x 40 x 20 cm, ...")."""
+    mine, theirs = _LEAD_KEY.match(field), _LEAD_KEY.match(sentence)
+    if mine is None or theirs is None:
+        return False
+    return bool({_fold(t) for t in content_terms(mine.group(0))} & {_fold(t) for t in content_terms(theirs.group(0))})
 #: "12 of the teachers", "three of them": a part of a whole stated before it.
 _PARTITIVE = re.compile(r"\s+of\s+(?:the|its|their|these|those|them|whom|which)\b", re.I)
 
@@ -1516,6 +1526,14 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     if not from_to and re.search(r"\b(?:now|currently|new|has\s+been|have\s+been|increased\s+to|raised\s+to|reduced\s+to|"
                                  r"cut\s+to|lowered\s+to|changed\s+to)\s+(?:\S+\s+){0,2}$", lead, re.I):
         return None  # "has been increased to 52p": the new value itself (not "has been increased from 7 kg to 10 kg")
+    if from_to:
+        # The value its own "to" names first: "fall from 24.5p to 22.5p per kWh, while the standing charge will rise
+        # from 53.4p to 60.1p" replaces 24.5p with 22.5p, whatever other change the sentence goes on to.
+        to = re.match(r"\s*(?:[^\s.;]+\s+){0,5}?to\s+", sent_text[e.end:e.end + 60], re.I)
+        nxt = next((o for _, o, text in pool if to and text == sent_text and o.start == e.end + to.end()
+                    and _may_replace(e, o)), None)
+        if nxt is not None:
+            return None if math.isclose(nxt.value, e.value) else nxt
     # (values of the same kind first, a bare figure only after them: "Starting with 2.0, a playlist can hold 500 songs"
     # replaces "200 songs" with 500, not with the version number)
     for _, other, text in sorted(pool, key=lambda t: not _comparable(e, t[1])):
@@ -1884,6 +1902,9 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                      and (scores[k] > scores[hit_far[0]] + 0.15 or scores[k] >= scores[hit_far[0]]
                           and _anchored_apart(q, claim_qs, sents[k][2], sents[hit_far[0]][2]))
                      and any(_slot(q, e) is not None for e in sents[k][2].quantities)), None) if not q.inherited else None
+        if home is not None and hit_far is not None and _keyed_alike(c.text, sents[hit_far[0]][2].text) \
+                and not _keyed_alike(c.text, sents[home][2].text):
+            home = None  # (the claim's key opens the sentence that states it: that line is its own)
         if hit_far is not None and home is not None and (hit is not None or far):
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)
                      # (a value another of the claim's figures states is that figure's: "the roughly 490-metre asteroid
@@ -3971,6 +3992,13 @@ def _opening_terms(text: str, m: re.Match[str]) -> frozenset[str]:
     return frozenset(_fold(t) for t in content_terms(" ".join(text[m.end():].split()[:4])))
 
 
+def _first_word_after(text: str) -> str:
+    """The word right after a sentence's opening determiner, folded: "court" of "The Court of Appeal dismissed"."""
+    m = _OPENS_WITH_THING.match(text)
+    rest = text[m.end():].split()[:1] if m else []
+    return rest[0].lower().strip(",.;:'") if rest else ""
+
+
 def _figure_of_another_subject(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     """A measure the context states in a sentence about one thing, given to another it describes in a sentence of
     its own, both named by common nouns: "The vermentino spent eight months in French oak" where "The 2022
@@ -4005,6 +4033,10 @@ def _figure_of_another_subject(claim: str, c: _Parsed, sents, out: FactCheck, co
             mine = {t for t in (mine_open & o1) - theirs if not t[0].isdigit()}
             if {t for t in mine_open & theirs if not t[0].isdigit()} - o1:
                 continue  # (the claim names the figure's own subject: "The gala raised £30,000" of "The gala brought in")
+            if _fold(stem(_first_word_after(p.text) or "-")) in o1:
+                # (the figure's subject is the other's, named short: "The court declined ..." after "The Court of
+                # Appeal dismissed ...", "The inspectorate ..." after "The Planning Inspectorate ...")
+                continue
             # (two descriptions of the same form, each of its own thing: they share words besides their subjects,
             # "... from Sardinia ... ABV, and pairs ..." / "... from Mâcon ... ABV, and pairs ..."; a news story's
             # sentences about one storm, "The intense low-pressure system ..." / "The strong winds ...", do not)
@@ -5065,6 +5097,8 @@ def _sentence_pieces(text: str) -> tuple[tuple[int, int, set[str]], ...]:
     return tuple((a, b, t) for a, b in _pieces(text) if len(t := _piece_terms(p, a, b)) >= 2)
 
 
+#: A piece that goes on with a list after a comma (no verb of its own before its "and" / "or"): ", packaging or garden".
+_LIST_GOES_ON = re.compile(r"[\s,]*(?:[A-Za-z'-]+\s+){0,3}(?:and|or|nor)\b", re.I)
 _PRONOUN_PIECE = re.compile(r"\s*(?:(?:but|and|so|yet|though|although)\s+)?(?:it|they|he|she)\b", re.I)
 
 
@@ -5100,6 +5134,8 @@ def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
         if best is None:
             continue
         sent, text, ea, eb, _ = best
+        if lexicon.negated(part) and _LIST_GOES_ON.match(text, ea) and lexicon.negated(text[:ea]):
+            continue  # (a list's later items share its first one's "not": "It does not accept liquids, packaging or ...")
         n = len(out.differences)
         _polarity(part, set(_parse(part).term_set), (ea, eb), sent, text, out, conf)
         if len(out.differences) > n:
@@ -5983,7 +6019,19 @@ def _negates_shared(text: str, shared: set[str]) -> bool:
         after = [t for t, _ in terms_with_offsets(low[m.end(): m.end() + 60])][:3]
         if any(_fold(t) in shared for t in after):
             return True
+        if _ELLIPTIC_DENIAL.match(low, m.end()) and re.search(r"[a-z]\s+(?:ca|do|does|did|is|are|was|were|wo|should|could|"
+                                                              r"would|must|may|might|has|have|had)?$", low[: m.start()]):
+            # (a verb left out after its negated auxiliary bears on the subject before it: "Liquids, packaging and
+            # garden waste can't." after "... can go in the caddy")
+            clause = re.split(r"[,;:]|\b(?:but|and|while|whereas)\b", low[max(0, m.start() - 60): m.start()])[-1]
+            before = [t for t, _ in terms_with_offsets(clause)][-3:]
+            if any(_fold(t) in shared for t in before):
+                return True
     return False
+
+
+#: Nothing after a negation but the end of its clause: the verb it denies is left out ("..., and liquids can't.").
+_ELLIPTIC_DENIAL = re.compile(r"\s*(?:[.;,!)]|$)")
 
 
 def _imperative(text: str) -> bool:
