@@ -1145,10 +1145,19 @@ def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
         j = i + 2
         hi = others[j].start if j < len(others) and others[j].start >= whole.end else len(text)
         return _clause_around(text[lo:e.start], text[whole.end:hi], at_start=lo == 0)
-    lo = others[i - 1].end if i > 0 and others[i - 1].end <= e.start else 0
+    # (a place in an order written as a word is a word the figure is stated with: "to £91 million in the third")
+    k = i - 1
+    while k >= 0 and others[k].is_word and others[k].dimension == "ordinal":
+        k -= 1
+    lo = others[k].end if k >= 0 and others[k].end <= e.start else 0
     j = i + (i < len(others) and others[i].start == e.start)  # the figure itself, when it is one of them
+    while j < len(others) and others[j].is_word and others[j].dimension == "ordinal":
+        j += 1
     hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
-    return _clause_around(text[lo:e.start], text[e.end:hi], at_start=lo == 0)
+    before = text[lo:e.start]
+    if k >= 0 and re.search(r"\bto\s*$", before) and re.search(r"\bfrom\s*$", text[:others[k].start]):
+        before = before[before.rfind("to"):]  # ("from £84 million in the second quarter to £91 million": the old one's)
+    return _clause_around(before, text[e.end:hi], at_start=lo == 0)
 
 
 def _clause_around(before: str, after: str, at_start: bool = False) -> tuple[str, str]:
