@@ -5638,7 +5638,12 @@ def _modal_topics(text: str) -> tuple[tuple[frozenset[str], str, str, str | None
             continue
         if re.match(r"\s+(?:also\s+|still\s+|then\s+)?not\b", text[m.end():], re.I) and " not" not in m.group(0).lower():
             cls = _NEGATED_MODAL.get(cls, cls)  # "must also not file": a ban
-        if re.fullmatch(r"(?:may|can|could|might)(?:\s+not)?|can['\u2019]t|cannot", m.group(0), re.I) \
+        # A permission its piece leaves to the doer's wish ("staff can do the assessment if they wish", "you can choose
+        # whether to include a certificate") is an option: an act someone may choose, so no "what may happen" either.
+        chosen = cls == "allowed" and lexicon.modality(text[m.start():b]) == "optional"
+        if chosen:
+            cls = "optional"
+        elif re.fullmatch(r"(?:may|can|could|might)(?:\s+not)?|can['\u2019]t|cannot", m.group(0), re.I) \
                 and not _PERMITTED_ACT.match(text, m.end()) and not _ADDRESSEE.search(text, max(a, m.start() - 30), m.start()):
             continue  # "the sugar may not adhere", "hormones may lead her": what may happen, not what is allowed
         complement: tuple[int, int] | None = None
@@ -6243,9 +6248,13 @@ def _only_one(claim: str, sents, known, out: FactCheck, conf, subject: str | Non
                 return
 
 
-#: "the only merit scholarship", "Northfield's sole supplier", "its only hospital": one thing said to be all there is.
-_ONLY_NOUN = re.compile(r"\b(?:the|its|their|his|her|our|[A-Z][\w\-]*['\u2019]s)\s+(?:only|sole)\s+"
+#: "the only merit scholarship", "Northfield's sole supplier", "its only hospital", "the company's only factory": one
+#: thing said to be all there is.
+_ONLY_NOUN = re.compile(r"\b(?:the|its|their|his|her|our|[A-Z][\w\-]*['\u2019]s|the\s+[a-z][\w\-]*['\u2019]s)\s+(?:only|sole)\s+"
                         r"((?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)")
+#: What a claim's "<subject> was the only <noun>" is said of, when it names nothing: the content words of its clause
+#: before the copula ("the 14-month delay in making the complaint").
+_ONLY_COPULA = re.compile(r"\s(?:is|was|are|were|remains|remained)\s+$", re.I)
 #: "One of these, the Harlan Award, ...", "one of its three suppliers": the thing named as one of several.
 _ONE_OF = re.compile(r"\bone\s+of\s+(?:these|those|the|its|their|his|her|our|several|many|\d+|two|three|four|five|"
                      r"six|seven|eight|nine|ten)\b", re.I)
@@ -6255,15 +6264,33 @@ def _only_of_several(claim: str, c_names: list[Name], sents, out: FactCheck, con
     """"X is Northfield's only merit scholarship" where the context says X is one of several ("... offers merit
     scholarships ... One of these, the Harlan Award, ..."): a part widened to the whole."""
     m = _ONLY_NOUN.search(claim)
-    if m is None or not c_names or any(d.slot == "quantifier" for d in out.differences):
+    if m is None or any(d.slot == "quantifier" for d in out.differences):
         return
     head = _fold(stem(m.group(1).split()[-1].lower()))
-    for n in c_names:
-        if not n.tokens:
-            continue
+    parties = [n.tokens for n in c_names if n.tokens]
+    if not parties:
+        # A claim that names nothing is read of its subject ("the 14-month delay ... was the only factor"): two of
+        # the content words of its clause before the copula, and two thirds of them, must be in the evidence
+        # sentence. Why: the "one of several" sentence must speak of the same thing, and without a name only its
+        # words tell so (reworded a little: "in making the complaint" / "before the complaint was made").
+        cop = _ONLY_COPULA.search(claim[: m.start()])
+        if cop is None:
+            return
+        a, _ = _piece_bounds(claim, cop.start())
+        subject = frozenset(t for t in _parse(claim[a:cop.start()]).term_set if not t[0].isdigit())
+        if len(subject) < 2:
+            return
+        parties = [subject]
+
+    def said_of(who: frozenset[str], p: _Parsed) -> bool:
+        if c_names:
+            return who <= words(p.text)
+        return len(who & p.term_set) >= 2 and _coverage(set(who), p.term_set) >= 0.66
+
+    for who in parties:
         for k, (_, sent, p) in enumerate(sents):
             one = _ONE_OF.search(p.text)
-            if one is None or not n.tokens <= words(p.text):
+            if one is None or not said_of(who, p):
                 continue
             # the kind of thing is the sentence's own or the one before's ("One of these" refers back)
             kinds = p.term_set | (sents[k - 1][2].term_set if k else frozenset())

@@ -4059,3 +4059,30 @@ def test_session22_a_fields_key_opens_the_line_that_states_it(claim, flag):
               "personal item: true; checked bags: 1; sports equipment fee eur: 45")
     fc = check_facts(claim, sentences(context), record=record)
     assert any(d.kind == "mismatch" for d in fc.differences) == flag, fc.differences
+# -- session 22 (wta) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Riverside Hospital, the city's only hospital, opened a new maternity ward in 2019.", True),
+    ("Riverside Hospital, one of four hospitals in the city, opened a new maternity ward in 2019.", False),
+    ("The drought in the south was the only cause the inquiry identified for the poor harvest.", True),
+    ("The drought in the south was one of several causes of the poor harvest, the inquiry said.", False),
+])
+def test_session22_wta_the_only_one_of_what_the_context_says_is_one_of_several(claim, flag):
+    context = ("Riverside Hospital, one of the city's four hospitals, opened a new maternity ward in 2019. The "
+               "inquiry found that the drought in the south was one of several causes of the poor harvest, along "
+               "with late frosts and a shortage of seasonal workers.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Tenants who keep a pet can take out contents insurance if they wish.", True),
+    ("Tenants who keep a pet may choose whether to take out contents insurance.", True),
+    ("Tenants who keep a pet must take out contents insurance.", False),
+    # a permission the context itself leaves to choice is no duty dropped
+    ("Tenants can join the residents' newsletter if they wish.", False),
+])
+def test_session22_wta_a_permission_left_to_the_doers_wish_is_an_option(claim, flag):
+    context = ("Tenancy rules. Tenants who keep a pet must take out contents insurance covering pet damage. "
+               "Joining the residents' newsletter is optional.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
