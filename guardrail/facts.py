@@ -1156,7 +1156,10 @@ def _stated_with(p: _Parsed, e: Quantity) -> tuple[str, str]:
     hi = others[j].start if j < len(others) and others[j].start >= e.end else len(text)
     before = text[lo:e.start]
     if k >= 0 and re.search(r"\bto\s*$", before) and re.search(r"\bfrom\s*$", text[:others[k].start]):
-        before = before[before.rfind("to"):]  # ("from £84 million in the second quarter to £91 million": the old one's)
+        # "revenue grew from £84 million in the second quarter to £91 million in the third": the words between are
+        # the old figure's, and what comes before "from" is both's
+        lo2 = max((o.end for o in others[:k] if o.end <= others[k].start), default=0)
+        before = text[lo2:others[k].start] + " " + before[before.rfind("to"):]
     return _clause_around(before, text[e.end:hi], at_start=lo == 0)
 
 

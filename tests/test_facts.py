@@ -4086,3 +4086,14 @@ def test_session22_wta_a_permission_left_to_the_doers_wish_is_an_option(claim, f
                "Joining the residents' newsletter is optional.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Enrolment in the autumn term was 45 higher than in the spring.", False),
+    ("Enrolment in the autumn term was 45 lower than in the spring.", True),
+])
+def test_session22_a_differences_figures_are_told_apart_past_an_ordinal_word(claim, flag):
+    context = ("The registrar said enrolment rose from 310 in the spring term to 355 in the autumn, the first rise "
+               "in three years. Staff numbers held at 28.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
