@@ -1216,6 +1216,11 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     words of its own, and a claim that echoes part of another clause is not thereby about it.
     """
     mine = _local_terms(c, q)
+    i = bisect_left(c.starts, q.start)
+    if i > 0 and _period_ordinal(c, c.quantities[i - 1]):
+        # (the ordinal of the claim's period is no figure that its words stop at: "free cash flow in the third
+        # quarter was $30 million" gives the $30 million "free cash flow", not "quarter" alone)
+        mine |= _local_terms(c, c.quantities[i - 1])
     if not mine:
         return None
     part_of = _PARTITIVE.match(p.text, e.end) is not None
@@ -1264,8 +1269,24 @@ def _told_of_other(mine: frozenset[str], own: frozenset[str], theirs: frozenset[
     4,200 paintings"). Values with no words of their own ("rose from 40,000 to 52,000") are never told apart."""
     if not theirs or not own:
         return False
+    # (a period the claim gives is no word of the value's own: "free cash flow in the third quarter was $30
+    # million" against "Free cash flow came to $57 million, and the company bought back $30 million during the
+    # quarter" is the buyback's figure; the period frames both clauses)
     return (theirs <= mine and not own <= mine) or (
-        len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2 and not own & mine)
+        len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2 and not (own - _PERIOD_TERMS) & mine)
+
+
+def _period_ordinal(p: _Parsed, o: Quantity) -> bool:
+    """``o`` is the ordinal that names a reporting period ("the third quarter", "the first half"): a label of when,
+    which the words of the figure after it reach past."""
+    if o.kind != "ordinal":
+        return False
+    m = re.match(r"[\s-]+([A-Za-z]+)", p.text[o.end:o.end + 20])
+    return m is not None and any(_fold(t) in _PERIOD_TERMS for t in content_terms(m.group(1)))
+
+
+#: :data:`lexicon.REPORTING_PERIODS` as terms.
+_PERIOD_TERMS = frozenset(_fold(t) for w in lexicon.REPORTING_PERIODS for t in content_terms(w))
 
 
 def _time_words(p: _Parsed, t: TimeValue) -> frozenset[str]:
