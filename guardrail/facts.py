@@ -1508,7 +1508,10 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from|"
         # "was 10 MB in versions up to 3.4": the value of the older releases
         r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:in|for|on)\s+(?:all\s+)?(?:(?:versions?|releases?|builds?|editions?|firmware|"
-        r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than))\b"
+        r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than)|"
+        # "which was 10 in all 2.x releases": the value of releases a number names, said in the past
+        r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:in|for|on)\s+(?:all\s+)?(?:the\s+)?v?\d+(?:\.(?:\d+|x))*\s+"
+        r"(?:versions?|releases?|builds?|series|editions?|firmware|models?))\b"
         r"|^\s*before\b", sent_text[: e.start] + " \n " + _clause_of(sent_text, e.start), re.I) \
         or re.match(r"\s*before\b", sent_text, re.I)
     # The new end of a change ("went up from £5.90 to £6.40") is no old value, whatever cue the sentence has before
