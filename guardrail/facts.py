@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
     words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
     states_multiple
@@ -480,6 +480,7 @@ def check_facts(
         if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
             _entities_of_participle_aside(claim, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
+    _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
     _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
@@ -3001,6 +3002,35 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+def _affiliation_swapped(claim: str, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
+    """A person's body swapped for one the context never names: "led by Dr Amara Osei of the University of
+    Edinburgh" where the context has "Dr Amara Osei of the University of Leeds". The alignment of the whole claim
+    misses it when the claim's other words are a loose paraphrase, and the body's head word ("university") makes the
+    new name look stated. Read only with the cue (a person's name run into "of" / "at" / "from" and a body, in the
+    claim and in a context sentence that names the same person), and only where none of the claim body's own words
+    is anywhere in the context: a body the context names in other words, or names beside her, is no swap."""
+    if any(d.slot in ("entity", "attribution", "moved") for d in out.differences):
+        return
+    mine = affiliations(claim, c_names)
+    if not mine:
+        return
+    ev_words = frozenset().union(*(words(p.text) for _, _, p in sents))
+    for person, body in mine:
+        own = body.tokens - ORG_WORDS
+        if not own or own & ev_words or not person.tokens:
+            continue
+        for _, s_, p in sents:
+            if not person.tokens <= words(p.text):
+                continue
+            for theirs, their_body in affiliations(p.text, names(p.text, known)):
+                stated = their_body.tokens - ORG_WORDS
+                if stated and not stated & own and (person.tokens <= theirs.tokens or theirs.tokens <= person.tokens):
+                    out.differences.append(Difference(
+                        slot="entity", claim_value=body.text, evidence_value=their_body.text,
+                        evidence_span=_span(s_, their_body.start, their_body.end), confidence=conf["entity"]))
+                    return
 
 
 def _bracketed_alias(claim: str, n: Name, others: list[Name]) -> bool:
