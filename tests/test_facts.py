@@ -4051,3 +4051,18 @@ def test_session22_a_named_persons_affiliation_swapped_for_an_unstated_one(claim
                "of the University of Grenoble, with field teams from the Pasteur Institute. Results cover 3,000 farms.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, record, flag", [
+    ("Nadia Brandt finished in 2:31.07.", None, True),
+    ("Nadia Brandt finished in 2:29.88.", None, False),
+    ("time: 2:31.07", "name: Nadia Brandt; place: 2", True),
+    ("time: 2:29.88", "name: Nadia Brandt; place: 2", False),
+    # a clock time is still a clock time
+    ("The final started at 14:30.", None, False),
+])
+def test_session22_a_race_time_is_minutes_and_seconds_not_a_clock_time(claim, record, flag):
+    context = ("Women's giant slalom, combined times:\n1. Elin Sandvik (NOR) 2:28.15\n2. Nadia Brandt (GER) 2:29.88\n"
+               "3. Chiara Volpe (ITA) 2:31.07\nThe final run started at 14:30.")
+    flagged, fc = _findings(claim, context, record=record)
+    assert flagged == flag, (fc.differences, fc.reworded)
