@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
     words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
     states_multiple
@@ -480,6 +480,7 @@ def check_facts(
         if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
             _entities_of_participle_aside(claim, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
+    _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
     _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
@@ -1228,6 +1229,11 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
     words of its own, and a claim that echoes part of another clause is not thereby about it.
     """
     mine = _local_terms(c, q)
+    i = bisect_left(c.starts, q.start)
+    if i > 0 and _period_ordinal(c, c.quantities[i - 1]):
+        # (the ordinal of the claim's period is no figure that its words stop at: "free cash flow in the third
+        # quarter was $30 million" gives the $30 million "free cash flow", not "quarter" alone)
+        mine |= _local_terms(c, c.quantities[i - 1])
     if not mine:
         return None
     part_of = _PARTITIVE.match(p.text, e.end) is not None
@@ -1286,8 +1292,24 @@ def _told_of_other(mine: frozenset[str], own: frozenset[str], theirs: frozenset[
     4,200 paintings"). Values with no words of their own ("rose from 40,000 to 52,000") are never told apart."""
     if not theirs or not own:
         return False
+    # (a period the claim gives is no word of the value's own: "free cash flow in the third quarter was $30
+    # million" against "Free cash flow came to $57 million, and the company bought back $30 million during the
+    # quarter" is the buyback's figure; the period frames both clauses)
     return (theirs <= mine and not own <= mine) or (
-        len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2 and not own & mine)
+        len(theirs & mine) >= 0.6 * len(theirs) and len(theirs & mine) >= 2 and not (own - _PERIOD_TERMS) & mine)
+
+
+def _period_ordinal(p: _Parsed, o: Quantity) -> bool:
+    """``o`` is the ordinal that names a reporting period ("the third quarter", "the first half"): a label of when,
+    which the words of the figure after it reach past."""
+    if o.kind != "ordinal":
+        return False
+    m = re.match(r"[\s-]+([A-Za-z]+)", p.text[o.end:o.end + 20])
+    return m is not None and any(_fold(t) in _PERIOD_TERMS for t in content_terms(m.group(1)))
+
+
+#: :data:`lexicon.REPORTING_PERIODS` as terms.
+_PERIOD_TERMS = frozenset(_fold(t) for w in lexicon.REPORTING_PERIODS for t in content_terms(w))
 
 
 def _time_words(p: _Parsed, t: TimeValue) -> frozenset[str]:
@@ -1509,7 +1531,10 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from|"
         # "was 10 MB in versions up to 3.4": the value of the older releases
         r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:in|for|on)\s+(?:all\s+)?(?:(?:versions?|releases?|builds?|editions?|firmware|"
-        r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than))\b"
+        r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than)|"
+        # "which was 10 in all 2.x releases": the value of releases a number names, said in the past
+        r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:in|for|on)\s+(?:all\s+)?(?:the\s+)?v?\d+(?:\.(?:\d+|x))*\s+"
+        r"(?:versions?|releases?|builds?|series|editions?|firmware|models?))\b"
         r"|^\s*before\b", sent_text[: e.start] + " \n " + _clause_of(sent_text, e.start), re.I) \
         or re.match(r"\s*before\b", sent_text, re.I)
     # The new end of a change ("went up from £5.90 to £6.40") is no old value, whatever cue the sentence has before
@@ -3010,6 +3035,35 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
                 slot=slot, claim_value=n.text, evidence_value=other.text,
                 evidence_span=_span(sents[best_k][1], lo, hi), confidence=conf[slot]))
             return
+
+
+def _affiliation_swapped(claim: str, c_names: list[Name], sents, known: set[str], out: FactCheck, conf) -> None:
+    """A person's body swapped for one the context never names: "led by Dr Amara Osei of the University of
+    Edinburgh" where the context has "Dr Amara Osei of the University of Leeds". The alignment of the whole claim
+    misses it when the claim's other words are a loose paraphrase, and the body's head word ("university") makes the
+    new name look stated. Read only with the cue (a person's name run into "of" / "at" / "from" and a body, in the
+    claim and in a context sentence that names the same person), and only where none of the claim body's own words
+    is anywhere in the context: a body the context names in other words, or names beside her, is no swap."""
+    if any(d.slot in ("entity", "attribution", "moved") for d in out.differences):
+        return
+    mine = affiliations(claim, c_names)
+    if not mine:
+        return
+    ev_words = frozenset().union(*(words(p.text) for _, _, p in sents))
+    for person, body in mine:
+        own = body.tokens - ORG_WORDS
+        if not own or own & ev_words or not person.tokens:
+            continue
+        for _, s_, p in sents:
+            if not person.tokens <= words(p.text):
+                continue
+            for theirs, their_body in affiliations(p.text, names(p.text, known)):
+                stated = their_body.tokens - ORG_WORDS
+                if stated and not stated & own and (person.tokens <= theirs.tokens or theirs.tokens <= person.tokens):
+                    out.differences.append(Difference(
+                        slot="entity", claim_value=body.text, evidence_value=their_body.text,
+                        evidence_span=_span(s_, their_body.start, their_body.end), confidence=conf["entity"]))
+                    return
 
 
 def _bracketed_alias(claim: str, n: Name, others: list[Name]) -> bool:

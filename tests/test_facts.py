@@ -4097,3 +4097,58 @@ def test_session22_a_differences_figures_are_told_apart_past_an_ordinal_word(cla
                "in three years. Staff numbers held at 28.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+# -- session 22 (wtb) ---
+@pytest.mark.parametrize("claim, flag", [
+    # the figure of the other clause, given with this clause's subject and the period both share
+    ("Halvorsen's net profit in the first half was €4.1 million.", True),
+    ("Halvorsen's net profit in the first half was €9.8 million.", False),
+    ("Halvorsen repaid €4.1 million of debt in the first half.", False),
+])
+def test_session22_a_period_both_clauses_share_does_not_make_a_figure_the_claims(claim, flag):
+    context = ("Halvorsen Group published its first-half results on Monday. Net profit came to €9.8 million, and the "
+               "group repaid €4.1 million of its bank debt during the half. The dividend was held at 12 cents.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The maximum upload size is now 50 MB.", True),
+    ("The maximum upload size is now 200 MB.", False),
+    ("In the 4.x releases the maximum upload size was 50 MB.", False),
+])
+def test_session22_a_value_of_the_older_numbered_releases_is_superseded(claim, flag):
+    context = ("Release notes for Filebay 5. The maximum upload size, which was 50 MB in all 4.x releases, has been "
+               "increased to 200 MB. Uploads still expire after 7 days.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The survey, run by Professor Ines Moreau of the University of Lyon, covered 3,000 farms.", True),
+    ("The survey was directed by Prof. Ines Moreau of Lyon University.", True),
+    ("The survey, run by Professor Ines Moreau of the University of Grenoble, covered 3,000 farms.", False),
+    ("The survey was directed by Professor Moreau of Grenoble University.", False),
+    # a second body the context names with her, and a body said of someone else
+    ("The survey was run by Professor Ines Moreau of the Pasteur Institute.", False),
+    ("Field teams came from the Pasteur Institute.", False),
+])
+def test_session22_a_named_persons_affiliation_swapped_for_an_unstated_one(claim, flag):
+    context = ("The first national survey of alpine farms has been published. It was run by Professor Ines Moreau "
+               "of the University of Grenoble, with field teams from the Pasteur Institute. Results cover 3,000 farms.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, record, flag", [
+    ("Nadia Brandt finished in 2:31.07.", None, True),
+    ("Nadia Brandt finished in 2:29.88.", None, False),
+    ("time: 2:31.07", "name: Nadia Brandt; place: 2", True),
+    ("time: 2:29.88", "name: Nadia Brandt; place: 2", False),
+    # a clock time is still a clock time
+    ("The final started at 14:30.", None, False),
+])
+def test_session22_a_race_time_is_minutes_and_seconds_not_a_clock_time(claim, record, flag):
+    context = ("Women's giant slalom, combined times:\n1. Elin Sandvik (NOR) 2:28.15\n2. Nadia Brandt (GER) 2:29.88\n"
+               "3. Chiara Volpe (ITA) 2:31.07\nThe final run started at 14:30.")
+    flagged, fc = _findings(claim, context, record=record)
+    assert flagged == flag, (fc.differences, fc.reworded)

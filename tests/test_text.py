@@ -308,3 +308,11 @@ def test_session21_not_over_without_a_figure_is_still_a_negation_and_hours_at_a_
 ])
 def test_session21_a_duty_denied_is_an_option_and_a_plain_denial_a_ban(text, cls):
     assert lexicon.modality(text) == cls
+
+
+def test_session22_a_race_time_is_a_duration_not_a_clock_time():
+    q = parse_quantities("3. Chiara Volpe (ITA) 2:31.07")
+    assert [(x.text, round(x.value, 2), x.dimension) for x in q if x.dimension == "time"] == [("2:31.07", 151.07, "time")]
+    assert not [x for x in q if x.text == "31.07"]
+    assert not parse_times("3. Chiara Volpe (ITA) 2:31.07")
+    assert [t.text for t in parse_times("The bus leaves at 10:30. It is due at 11:45.")] == ["10:30", "11:45"]

@@ -231,7 +231,8 @@ def weekdays_in_ranges(text: str) -> frozenset[int]:
 
 _TIME = re.compile(
     r"\b(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])"
-    r"|\b(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)\b(?!\s*(?:a\.?m|p\.?m))"
+    # (not a race time's minutes and seconds: "1:55.40")
+    r"|\b(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)\b(?!\s*(?:a\.?m|p\.?m)|\.\d)"
     r"|\b(?P<word>noon|midday|midnight)\b",
     re.I,
 )

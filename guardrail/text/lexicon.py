@@ -267,6 +267,13 @@ plus minus use uses used using
 finish finishes finished finishing end ends ended ending reach reaches reached reaching stand stands stood
 """.split())
 
+#: The periods a figure is reported for ("during the quarter", "in the first half", "for the year"): a frame the
+#: clauses of one sentence share, not what tells one of its figures from another.
+REPORTING_PERIODS = frozenset("""
+year years quarter quarters half halves month months week weeks season seasons term terms semester semesters period
+periods fiscal financial
+""".split())
+
 #: Words that name what a figure measures ("the energy" of "10 kWh", "the weight" of "23 kg"): said of a
 #: figure the checks verified, they add nothing the context must state.
 DIMENSION_WORDS: dict[str, frozenset[str]] = {dim: frozenset(words.split()) for dim, words in {

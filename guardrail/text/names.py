@@ -17,7 +17,8 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "clauses", "codes", "code_shape", "bracket_tags", "quotations", "TITLES"]
+__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "clauses", "codes", "code_shape", "bracket_tags", "quotations", "TITLES",
+           "ORG_WORDS", "affiliations"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
                    "minister senator judge justice professor doctor mayor governor king queen prince princess lord "
@@ -159,6 +160,52 @@ _CLAUSE_SPLIT = re.compile(
     r";\s*|,['\u2019\u201d\"]?\s+(?=(?:while|whereas|but|although|though|even\s+though|even\s+if|and|yet)\b)|\s+(?=(?:while|whereas)\b)",
     re.IGNORECASE,
 )
+
+
+#: The head words of a body's name ("University of Leeds", "Pasteur Institute"): a name with one is no person's, and
+#: they tell no two bodies apart (every university is a "university").
+ORG_WORDS = frozenset("""
+university universities college institute institution school hospital hospitals clinic museum society academy
+foundation council department centre center laboratory laboratories lab labs observatory agency trust ministry board
+commission association union polytechnic corporation company group inc ltd plc llc bank office service services
+""".split())
+#: What joins a person to the body they belong to: "Dr Osei of the University of Leeds", "Raj Patel, from Acme".
+_AFFILIATED = re.compile(r",?\s+(?:of|at|from)\s+(?:the\s+)?")
+_INNER_OF = re.compile(r"\s+of\s+(?:the\s+)?")
+
+
+def _person(n: Name, text: str) -> bool:
+    """``n`` reads as a person's name: no body's head word, and a title or two to four words of its own."""
+    toks = n.tokens
+    if not toks or toks & ORG_WORDS:
+        return False
+    titled = re.search(r"\b(?:" + "|".join(re.escape(t.rstrip(".")) for t in TITLES) + r")\.?\s+$",
+                       text[max(0, n.start - 12):n.start] + n.text.split(" ", 1)[0] + " ", re.I)
+    return titled is not None or 2 <= len(toks) <= 4
+
+
+def affiliations(text: str, found: list[Name]) -> list[tuple[Name, Name]]:
+    """(person, body) for each person ``text`` names with the body they belong to: "Dr Amara Osei of the University
+    of Leeds", "Ines Moreau of Lyon University" (one capitalised run), "Raj Patel, from Acme". ``found``: the names
+    of ``text`` (:func:`names`).
+
+    Why: a person's body is a fact said of the person that a claim can swap while every other word stays the
+    evidence's, and a body's head word ("university") makes the swapped name look stated. Read only where a
+    person's name runs straight into "of" / "at" / "from" and another name, so that a loose paraphrase gives none."""
+    out: list[tuple[Name, Name]] = []
+    for i, n in enumerate(found):
+        inner = _INNER_OF.search(n.text)
+        if inner:
+            head = Name(n.start, n.start + inner.start(), n.text[:inner.start()])
+            body = Name(n.start + inner.end(), n.end, n.text[inner.end():])
+            if body.tokens and _person(head, text):
+                out.append((head, body))
+            continue
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        if nxt is not None and nxt.tokens and _AFFILIATED.fullmatch(text, n.end, nxt.start) and _person(n, text) \
+                and not _person(nxt, text):
+            out.append((n, nxt))
+    return out
 
 
 def clauses(text: str) -> list[tuple[int, int]]:

@@ -544,11 +544,14 @@ def _pence(text: str) -> list[Quantity]:
 
 #: A duration written as clock parts: "4h 32m 10s", "1m 03s", "+9s", "2h 15m", "22h 41m 08s" (race times and
 #: gaps; "m" between hours and seconds is minutes, never metres). Two parts at least, or seconds after a sign,
-#: or seconds whose number no decade or age could be ("48s"; "40s" is left alone).
+#: or seconds whose number no decade or age could be ("48s"; "40s" is left alone); or minutes and seconds with a
+#: fraction of a second ("1:55.40", a race time).
 _DURATION = re.compile(r"(?<![\w.])(?:(?P<h>\d{1,3})\s?h\s?(?:(?P<hm>\d{1,2})\s?m(?:in)?\b\s?)?(?:(?P<hs>\d{1,2})\s?s\b)?"
                        r"|(?P<m>\d{1,3})\s?m(?:in)?\s?(?P<ms>\d{1,2}(?:\.\d+)?)\s?s\b"
                        r"|(?<![\w])[+\u2212-](?P<s>\d{1,3}(?:\.\d+)?)\s?s\b"
-                       r"|(?<![\w.'\u2019])(?P<u>\d?[1-9](?:\.\d+)?)s\b)")
+                       r"|(?<![\w.'\u2019])(?P<u>\d?[1-9](?:\.\d+)?)s\b"
+                       # a race time as minutes and seconds with their fraction ("1:55.40"): no clock time has one
+                       r"|(?<![\w.:])(?P<cm>\d{1,2}):(?P<cs>[0-5]\d\.\d{1,3})(?![\d:]))")
 
 
 def _durations(text: str) -> list[Quantity]:
@@ -560,6 +563,8 @@ def _durations(text: str) -> list[Quantity]:
             secs = float(int(m.group("h")) * 3600 + int(m.group("hm") or 0) * 60 + int(m.group("hs") or 0))
         elif m.group("m") is not None:
             secs = int(m.group("m")) * 60 + float(m.group("ms"))
+        elif m.group("cm") is not None:
+            secs = int(m.group("cm")) * 60 + float(m.group("cs"))
         else:  # (seconds alone: "+9s", or "48s" but not "the 40s", a decade or an age)
             secs = float(m.group("s") or m.group("u"))
         start = m.start("s") if m.group("s") is not None else m.start()  # (the sign of "+9s" is no part of the figure)
@@ -628,7 +633,7 @@ def parse_quantities(text: str) -> list[Quantity]:
         extra += _shares_of_scale(text)
     if "'" in text or "\u2032" in text or "\u2019" in text:
         extra += _feet_inches(text)
-    if "s" in text or "h" in text:
+    if "s" in text or "h" in text or ":" in text:
         extra += _durations(text)
     if "every" in text or "Every" in text:
         extra += _periods(text)
