@@ -471,12 +471,14 @@ _VERBS = frozenset(
     sent sends spent spends stood stands wrote writes got gets includes offers provides remains contains shows
     suggests states notes reports claims serves operates opens closes costs features lies lay cannot""".split()
 )
+#: "isn't", "doesn't", "won't": a finite verb however the subject before it is written.
+_NEGATED_AUXILIARY = re.compile(r"(?:is|are|was|were|do|does|did|has|have|had|ca|wo|should|could|would|must|need)n['\u2019]t$")
 _CONTRACTION = re.compile(r"['\u2019](?:s|re|ve|ll|d|m)$|n['\u2019]t$", re.IGNORECASE)
 
 
 def _is_verb(tok: str, after_pronoun: bool = False) -> bool:
     low = tok.lower()
-    if low in _VERBS or (len(low) > 3 and low.endswith("ed")):
+    if low in _VERBS or (len(low) > 3 and low.endswith("ed")) or _NEGATED_AUXILIARY.match(low):
         return True
     return after_pronoun and len(low) > 2 and low.endswith("s") and not low.endswith("ss")
 
@@ -562,7 +564,10 @@ def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, 
         rw = _WORD.findall(rt.split(",", 1)[0])
         if len(strip_markers(lt).strip()) < min_chars or len(strip_markers(rt).strip()) < min_chars:
             continue
-        if not (_has_verb(lw) and _starts_clause(rw)) and not (";" in m.group(0) and _instruction(lw) and _instruction(rw)):
+        # (at a semicolon, which parts two statements, a clause after it is enough: "..., so set up your account
+        # before then; your status isn't affected")
+        left_ok = _has_verb(lw) or (";" in m.group(0) and len(lw) >= 4)
+        if not (left_ok and _starts_clause(rw)) and not (";" in m.group(0) and _instruction(lw) and _instruction(rw)):
             continue
         out.append(_trim(text, a + left, a + m.start()))
         left = m.end()

@@ -2468,8 +2468,16 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
                    for _, _, p in sents for o in p.dates):
                 out.dates_matched += 1
                 continue
-        if conflict is None and any(d.compatible(e) and not d.conflicts(e) for _, _, p in sents for e in p.dates):
+        far = next((e for _, _, p in sents for e in p.dates if d.compatible(e) and not d.conflicts(e)), None) \
+            if conflict is None else None
+        if far is not None:
             out.dates_matched += 1  # stated in a sentence the claim aligns to less well, and contradicted nowhere near
+            if not any(d.text in p.text for _, _, p in sents):
+                # (in another form: read in the evidence's terms as a date the aligned sentence states is, "expires on 31
+                # December 2024, so set up your account before then" against "expires on 31/12/2024. ... before that date")
+                out.reworded.append(d.text)
+                if all(getattr(far, part) is not None for part in ("year", "month", "day", "weekday") if getattr(d, part) is not None):
+                    out.rewrites.append((d.start, d.end, far.text))
             continue
         if conflict is None and d.weekday is not None and d.day is None and d.month is None and d.year is None \
                 and any(d.weekday in weekdays_in_ranges(p.text) for _, _, p in sents):

@@ -770,3 +770,15 @@ def test_session21_a_suggestion_to_check_the_source_is_no_claim_unless_it_states
     claims = SentenceClaimExtractor().extract("The update rolls out over two weeks. It's worth checking the release notes.")
     assert [c.text for c in claims] == ["The update rolls out over two weeks."]
     assert SentenceClaimExtractor().extract("It is worth checking with Dr Patel before 5 May.")
+
+
+@pytest.mark.parametrize("answer, parts", [
+    # a semicolon parts two statements, the second's verb a negated auxiliary
+    ("The clinic reopens on 3 June, so book your check-up after that; your old appointment card doesn't work any more.",
+     ["The clinic reopens on 3 June, so book your check-up after that",
+      "your old appointment card doesn't work any more."]),
+    # no clause after it: one claim
+    ("Opening hours: Monday 9-5; Tuesday 10-4.", ["Opening hours: Monday 9-5; Tuesday 10-4."]),
+])
+def test_session22_a_semicolon_before_a_clause_with_a_negated_auxiliary_parts_two_claims(answer, parts):
+    assert [c.text for c in SentenceClaimExtractor().extract(answer)] == parts

@@ -4152,3 +4152,13 @@ def test_session22_a_race_time_is_minutes_and_seconds_not_a_clock_time(claim, re
                "3. Chiara Volpe (ITA) 2:31.07\nThe final run started at 14:30.")
     flagged, fc = _findings(claim, context, record=record)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_a_date_stated_another_way_in_a_sentence_the_claim_aligns_to_less_well_is_reworded():
+    context = ("Your parking permit runs out on 30/09/2025. Renew it online and print the new permit before that "
+               "date. Visitor vouchers are unaffected.")
+    claim = "Your permit runs out on 30 September 2025, so renew it online and print the new one before then"
+    fc = check_facts(claim, sentences(context))
+    assert fc.verified_rewording and fc.rewrites, (fc.reworded, fc.rewrites, fc.differences)
+    wrong = check_facts(claim.replace("30 September", "31 October"), sentences(context))
+    assert not wrong.verified_rewording
