@@ -885,8 +885,16 @@ def _period(text: str, q: Quantity) -> str | None:
         return q.rate
     m = _PERIOD_AFTER.match(text, q.end)
     if m is None:
-        return None
+        # (or a period its clause gives before it: "Paying monthly for a year would cost £456", "Over a year, that
+        # comes to $180"; an adverb there says how often one pays, not the period of the sum)
+        lo = max((x.end() for x in re.finditer(r"[;:.!?]\s|,\s+(?:so|but|and|while)\b", text[:q.start])), default=0)
+        before = list(_PERIOD_BEFORE.finditer(text, lo, q.start))
+        return before[-1].group(1).lower() if before else None
     return m.group(1).lower() if m.group(1) else _PERIOD_ADVERB[m.group(2).lower()]
+
+
+_PERIOD_BEFORE = re.compile(r"\b(?:over|in|for|across)\s+(?:a|an|one|the|a\s+whole|a\s+full)\s+"
+                            r"(second|minute|hour|day|week|month|year)\b(?!\s*(?:'s|of)\b)", re.I)
 
 
 def _arithmetic(q: Quantity, pool: Iterable[Quantity], distributive: bool = True, period: str | None = None,
@@ -2094,7 +2102,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                    x for x in c.quantities if x is not q and (id(x) in givens or (id(x) in matched and id(x) not in leans)))),
                    distributive, _period(c.text, q), total=total, shared=share_said) if matched else None)
                or _arithmetic(_scaled(q, 100) if fraction else q, operands, distributive, _period(c.text, q), total=total,
-                              shared=share_said)) if computable else None
+                              shared=share_said)
+               # (and a rate of any sentence restated per the claim's period: "Paying monthly for a year would cost
+               # £456" is the "£38 a month" of a sentence the claim's words align to less well than the annual plan's)
+               or (_arithmetic(q, (e for _, e, _ in pool if e.rate in _PERIOD_S), distributive, period)
+                   if (period := _period(c.text, q)) is not None and q.kind != "percent" else None)) if computable else None
         if how is not None and q.kind == "count" and not q.inherited \
                 and all(x.dimension != q.dimension for x in how.operands) \
                 and any(e.dimension == q.dimension and not e.inherited and not _equivalent(q, e) for _, e, _ in pool):

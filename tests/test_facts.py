@@ -4162,3 +4162,22 @@ def test_session22_a_date_stated_another_way_in_a_sentence_the_claim_aligns_to_l
     assert fc.verified_rewording and fc.rewrites, (fc.reworded, fc.rewrites, fc.differences)
     wrong = check_facts(claim.replace("30 September", "31 October"), sentences(context))
     assert not wrong.verified_rewording
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("For a whole year, a resident's permit comes to £624.", False),
+    ("For a whole year, a resident's permit comes to £642.", True),
+    ("Over a year the subscription adds up to $1,068.", False),   # $89 a month x 12
+    ("Over a year the subscription adds up to $1,086.", True),
+])
+def test_session22_a_period_the_clause_gives_before_a_figure_restates_a_rate(claim, flag):
+    context = ("Parking permits for residents are £12 a week. Visitor scratch cards are sold in books of ten for £15. "
+               "The streaming subscription costs $89 a month, billed monthly; the family plan costs $129.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_a_difference_compared_with_its_operands_is_arithmetic_wording():
+    context = "Water use, Flat 4: 61 m³ this year (last year 74 m³). Standing charge: £0.38 per day."
+    fc = check_facts("You used 13 m³ less water than last year (61 m³ compared with 74 m³).", sentences(context))
+    assert fc.arithmetic_wording_only, (fc.extra_wording, fc.differences)

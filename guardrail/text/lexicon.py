@@ -265,6 +265,7 @@ week weeks day days hour hours minute minutes second seconds annual annually yea
 adds add added adding amounts amount come comes came number numbers count counts figure figures level levels tally
 plus minus use uses used using
 finish finishes finished finishing end ends ended ending reach reaches reached reaching stand stands stood
+compare compared comparing comparison versus
 """.split())
 
 #: The periods a figure is reported for ("during the quarter", "in the first half", "for the year"): a frame the
