@@ -698,7 +698,13 @@ _ASSERTING_TAG = re.compile(
 _FRAMING = re.compile(
     r"[*_]*(?:(?:please |also |just )?(?:note|remember|keep in mind|bear in mind|be aware|recall|notice)|"
     r"feel free to (?:note|remember|keep in mind|bear in mind)|(?:it is|it's) (?:worth noting|important to (?:note|remember))|"
-    r"(?:don't|do not) forget)(?: that|,)\s+",
+    r"(?:don't|do not) forget)(?: that|,)\s+"
+    # and hedges or the source named as such before it: "According to the notice, it seems your bill ...", "It
+    # sounds like management expects ..." (a person named is an attribution the checks compare, not a frame)
+    r"|[*_]*(?:(?:according to|based on|going by|from) (?:the|this|your|these) (?:notice|documents?|passages?|texts?|"
+    r"sources?|context|articles?|page|policy|leaflet|guide|report|information|manual|website|faq|statement|"
+    r"release notes|letter|email|terms|schedule|handout|summary|listing|table)\s*,\s*|"
+    r"(?:it|this) (?:seems|sounds|looks|appears)(?: like| that| as though| as if)?\s+(?=\w))+",
     re.IGNORECASE,
 )
 _PRESUPPOSING = re.compile(r"[*_\"\u201c]*(?:why|how come|since when)\b", re.IGNORECASE)
@@ -832,9 +838,9 @@ def _decisions(answer: str) -> list[_Decision]:
             out.extend(_question(answer, u, block, kind))
             continue
         framing = _FRAMING.match(answer, u.start, u.end)
-        if framing:
+        if framing and not _is_announcement(plain):  # ("Based on the passages, a caldera can be defined as:" announces)
             words = _WORD.findall(answer[framing.end() : u.end])
-            if len(words) >= 3 and _has_verb(words):
+            if len(words) >= 4 or (len(words) >= 3 and _has_verb(words)):
                 out.append(_Decision(u.start, framing.end(), block, u.kind, "lead_in"))
                 out.append(_Decision(_trim(answer, framing.end(), u.end)[0], u.end, block, kind))
                 continue

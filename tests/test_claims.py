@@ -622,7 +622,7 @@ STRUCTURES = {
     "tag_question": (f"{FACT}, right?", FACT),
     "isnt_it_true": (f"Isn't it true that {FACT[0].lower()}{FACT[1:]}?", f"{FACT[0].lower()}{FACT[1:]}"),
     "lead_in": (f"{FACT}:", f"{FACT}:"),
-    "according_lead_in": ("According to the leaflet, the dose is 4000 mg:", "According to the leaflet, the dose is 4000 mg:"),
+    "according_lead_in": ("According to the leaflet, the dose is 4000 mg:", "the dose is 4000 mg:"),  # the source named: a frame
     "filler_number": ("Feel free to take 4000 mg every hour.", "Feel free to take 4000 mg every hour."),
     "filler_instruction": ("Feel free to take ibuprofen with alcohol.", "Feel free to take ibuprofen with alcohol."),
     "filler_name": ("Hope this helps with your visit to Paris!", "Hope this helps with your visit to Paris!"),
@@ -782,3 +782,13 @@ def test_session21_a_suggestion_to_check_the_source_is_no_claim_unless_it_states
 ])
 def test_session22_a_semicolon_before_a_clause_with_a_negated_auxiliary_parts_two_claims(answer, parts):
     assert [c.text for c in SentenceClaimExtractor().extract(answer)] == parts
+
+
+@pytest.mark.parametrize("answer, text", [
+    ("According to the leaflet, it seems the clinic opens at 8am on Saturdays.", "the clinic opens at 8am on Saturdays."),
+    ("It looks like the refund takes five working days.", "the refund takes five working days."),
+    # a person named is an attribution the checks compare, not a frame
+    ("According to Dr Okafor, the wound heals in two weeks.", "According to Dr Okafor, the wound heals in two weeks."),
+])
+def test_session22_a_hedge_or_the_source_named_before_a_claim_is_a_lead_in(answer, text):
+    assert [c.text for c in SentenceClaimExtractor().extract(answer)] == [text]

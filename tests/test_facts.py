@@ -4181,3 +4181,15 @@ def test_session22_a_difference_compared_with_its_operands_is_arithmetic_wording
     context = "Water use, Flat 4: 61 m³ this year (last year 74 m³). Standing charge: £0.38 per day."
     fc = check_facts("You used 13 m³ less water than last year (61 m³ compared with 74 m³).", sentences(context))
     assert fc.arithmetic_wording_only, (fc.extra_wording, fc.differences)
+
+
+def test_session22_an_initialism_or_a_period_label_is_read_in_the_words_the_context_spells():
+    context = ("The finance director said margins should recover in the second half. The annual general meeting is "
+               "on 12 June.")
+    fc = check_facts("The FD expects margins to recover in H2, and the AGM is on 12 June.", sentences(context))
+    assert fc.reworded_only
+    assert fc.in_evidence_terms("The FD expects margins to recover in H2, and the AGM is on 12 June.") == (
+        "The finance director expects margins to recover in the second half, and the annual general meeting is on 12 June.")
+    # a label the context does not spell is left as written
+    fc = check_facts("Margins recover in H1.", sentences(context))
+    assert "first half" not in (fc.in_evidence_terms("Margins recover in H1.") or "")

@@ -1039,3 +1039,24 @@ def choice_options(text: str) -> tuple[str, ...]:
 
 
 __all__ += ["choice_options"]
+
+
+#: A quarter or half of a year written as its label: "Q4", "H1".
+_PERIOD_LABEL = re.compile(r"\b([QH])([1-4])\b")
+_PERIOD_LABEL_WORDS = {"Q": ("first second third fourth".split(), "quarter"), "H": ("first second".split(), "half")}
+
+
+def period_labels(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, the words it stands for) of each quarter or half label of ``text``: "Q4" -> "fourth quarter",
+    "H1" -> "first half". A claim that writes the label says what a context's words say; a learned score reads
+    the label as a word the context lacks."""
+    out = []
+    for m in _PERIOD_LABEL.finditer(text):
+        ords, noun = _PERIOD_LABEL_WORDS[m.group(1)]
+        n = int(m.group(2))
+        if n <= len(ords):
+            out.append((m.start(), m.end(), f"{ords[n - 1]} {noun}"))
+    return out
+
+
+__all__ += ["period_labels"]

@@ -10,6 +10,7 @@ capitalised-run rule answers in microseconds. A name is a run of capitalised wor
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 import re
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "clauses", "codes", "code_shape", "bracket_tags", "quotations", "TITLES",
+__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "bracket_tags", "quotations", "TITLES",
            "ORG_WORDS", "affiliations"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
@@ -83,14 +84,30 @@ def acronyms(text: str) -> dict[str, frozenset[str]]:
     that writes "the ECB" or "the AGM" names what the context spells out. Runs of two to six capitalised
     words, or two to four lower-case ones ("vice president" -> vp), that start and end on a content word;
     "of", "and", "for", "the", "&" inside are skipped, as initialisms do."""
-    toks = re.findall(r"[A-Za-z][\w'’]*|&", text)
     out: dict[str, frozenset[str]] = {}
-    for i, first in enumerate(toks):
+    for initialism, used, _, _ in _initialism_runs(text):
+        out.setdefault(initialism, used)
+    return out
+
+
+def spelled_out(text: str) -> dict[str, str]:
+    """Each initialism of :func:`acronyms` with the run of ``text`` that spells it, as written: "ceo" -> "chief
+    executive", "agm" -> "annual general meeting" (the first run that spells it)."""
+    out: dict[str, str] = {}
+    for initialism, _, a, b in _initialism_runs(text):
+        out.setdefault(initialism, text[a:b])
+    return out
+
+
+def _initialism_runs(text: str) -> Iterator[tuple[str, frozenset[str], int, int]]:
+    """(initialism, the words it stands for, start, end) of each run of words that spells one (see :func:`acronyms`)."""
+    toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z][\w'’]*|&", text)]
+    for i, (first, _, _) in enumerate(toks):
         if first.lower() in STOPWORDS or first == "&":
             continue
         upper = first[0].isupper()
         letters, used = [], []
-        for t in toks[i:i + 9]:
+        for t, _, end in toks[i:i + 9]:
             low = t.lower()
             if low in _ACRONYM_SKIP or t == "&":
                 continue
@@ -99,10 +116,12 @@ def acronyms(text: str) -> dict[str, frozenset[str]]:
             letters.append(low[0])
             used.append(re.sub(r"['’]s$", "", low))
             if len(letters) >= 2:
-                out.setdefault("".join(letters), frozenset(used))
+                yield "".join(letters), frozenset(used), toks[i][1], end
+                if used[0] == "chief" and len(letters) == 2:
+                    # ("the chief executive" is the CEO: a chief's title drops its "officer")
+                    yield "".join(letters) + "o", frozenset(used), toks[i][1], end
             if len(letters) == (6 if upper else 4):
                 break
-    return out
 
 
 _ACRONYM_SKIP = frozenset({"of", "and", "for", "the", "de", "on"})
