@@ -4152,3 +4152,21 @@ def test_session22_a_race_time_is_minutes_and_seconds_not_a_clock_time(claim, re
                "3. Chiara Volpe (ITA) 2:31.07\nThe final run started at 14:30.")
     flagged, fc = _findings(claim, context, record=record)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+# -- session 22 (wtb2) ---
+@pytest.mark.parametrize("claim, flag", [
+    # words the context quotes from one party ('"...," said X'), given to another who speaks elsewhere
+    ('Chief executive Tom Okafor said the firm expects "to break even by next spring."', True),
+    ('The governor warned that "prices will keep rising through the summer."', True),
+    # faithful: the quoted party, and a party who only stands beside a pronoun's quotation
+    ('Finance director Laura Brennan said the firm expects "to break even by next spring."', False),
+    ('Council engineer Mary Doyle said "the bridge will reopen in May."', False),
+])
+def test_session22_wtb2_quotation_whose_party_follows_it(claim, flag):
+    context = ('"We expect to break even by next spring," said finance director Laura Brennan. Chief executive Tom '
+               'Okafor added that the merger talks had ended. "Prices will keep rising through the summer," the '
+               "bank's chief economist said. The governor said that rates would stay on hold. Council engineer Mary "
+               'Doyle inspected the site on Friday. "The bridge will reopen in May," she said.')
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
