@@ -6606,6 +6606,9 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
         if len(m.group(0)) > _MAX_STEP_SENTENCE:
             continue  # (no sentence that orders two steps runs this long; the patterns' backtracking would: 40 kB in 8 s)
         for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
+            # (a later step that acts on the earlier one's object by a pronoun shares its words: "toast the seeds,
+            # then grind them")
+            second = lexicon.step_with_object(first, second)
             # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
             fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
             for then in dict.fromkeys((second, _first_step(second))):

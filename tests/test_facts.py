@@ -4170,3 +4170,18 @@ def test_session22_wtb2_quotation_whose_party_follows_it(claim, flag):
                'Doyle inspected the site on Friday. "The bridge will reopen in May," she said.')
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # two steps on one thing, the later naming it by a pronoun, given with their verbs swapped
+    ("Varnish the pine shelves first and then sand the wood with fine paper.", True),
+    # faithful: the same order, with or without the pronoun
+    ("Sand the pine shelves with fine paper, then varnish them.", False),
+    ("Sand the pine shelves until smooth and then varnish the shelves.", False),
+    ("Once the shelves are smooth, varnish them and leave the varnish to dry overnight.", False),
+])
+def test_session22_wtb2_later_steps_pronoun_is_the_earlier_steps_object(claim, flag):
+    context = ("Workshop notes. Sand the pine shelves with fine paper until smooth, then varnish them. Leave the "
+               "varnish to dry overnight before fitting the brackets.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
