@@ -770,3 +770,14 @@ def test_session21_a_suggestion_to_check_the_source_is_no_claim_unless_it_states
     claims = SentenceClaimExtractor().extract("The update rolls out over two weeks. It's worth checking the release notes.")
     assert [c.text for c in claims] == ["The update rolls out over two weeks."]
     assert SentenceClaimExtractor().extract("It is worth checking with Dr Patel before 5 May.")
+
+
+# -- session 22 (wtb2) ---
+def test_session22_wtb2_a_numbered_instruction_comes_after_the_one_numbered_before_it():
+    answer = "1. Unplug the kettle.\n2. Fill it with water and vinegar.\n3. Do a rinse with clean water."
+    claims = SentenceClaimExtractor().extract(answer)
+    assert [c.after for c in claims] == [None, "Unplug the kettle.", "Fill it with water and vinegar."]
+    # a bulleted list orders nothing, and numbered facts are no steps
+    assert all(c.after is None for c in SentenceClaimExtractor().extract("- Unplug the kettle.\n- Fill it with water."))
+    facts = "1. The company cut 500 jobs.\n2. The merger was completed in May."
+    assert all(c.after is None for c in SentenceClaimExtractor().extract(facts))

@@ -4185,3 +4185,17 @@ def test_session22_wtb2_later_steps_pronoun_is_the_earlier_steps_object(claim, f
                "varnish to dry overnight before fitting the brackets.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("answer, flag", [
+    # a numbered step put before the step the context says must come first
+    ("1. Remove the filter cover.\n2. Reset the timer on the display.\n3. Rinse the filter under warm water.", True),
+    ("1. Remove the filter cover.\n2. Rinse the filter under warm water.\n3. Reset the timer on the display.", False),
+])
+def test_session22_wtb2_numbered_steps_in_the_order_the_context_forbids(answer, flag):
+    context = ("Cleaning the air purifier. Switch the unit off and remove the filter cover. Only after you have rinsed "
+               "the filter under warm water should you reset the timer on the display.")
+    claims = SentenceClaimExtractor().extract(answer)
+    hits = [check_facts(c.text, sentences(context), after=c.after) for c in claims]
+    assert any(d.confidence >= 0.2 and d.kind == "mismatch" for fc in hits for d in fc.differences) == flag, \
+        [fc.differences for fc in hits]
