@@ -4388,7 +4388,7 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
     for q in quotations(text):  # '"This is the clearest evidence yet," said mission scientist Dr Helena Park'
         pm = _QUOTE_THEN_PARTY.match(text, q.end)
         party = (pm.group(1) or pm.group(2)).strip() if pm else ""
-        if not party or len(party.split()) > 8 or party.lower() in _PRONOUN_PARTY:
+        if pm is None or not party or len(party.split()) > 8 or party.lower() in _PRONOUN_PARTY:
             continue
         who = frozenset(_fold(t) for t, _ in terms_with_offsets(party))
         what = frozenset(_fold(t) for t, _ in terms_with_offsets(q.text))
