@@ -527,10 +527,28 @@ def _instruction(words: list[str]) -> bool:
     """An imperative clause ("Never submerge the base", "unplug it and wipe ..."): a verb then its object, perhaps
     after "never", "always", "do not", "please". Read only at a semicolon, which parts two statements."""
     i = 0
-    while i < len(words) - 1 and words[i].lower() in ("never", "always", "do", "don't", "dont", "not", "please", "then"):
+    # ("do" only before its "not": "Do a safety test" is an instruction whose verb is "do")
+    while i < len(words) - 1 and (words[i].lower() in ("never", "always", "don't", "dont", "not", "please", "then") or (
+            words[i].lower() == "do" and words[i + 1].lower() == "not")):
         i += 1
     return len(words) - i >= 2 and words[i].isalpha() and words[i].lower() not in _OBJECT_WORDS \
         and words[i + 1].lower() in _OBJECT_WORDS
+
+
+_NUMBER_MARK = re.compile(r"(?:^|\n)[ \t]*(\d{1,2})[.)][ \t]*$")
+
+
+def _next_numbered_step(answer: str, prev: _Cand | None, cand: _Cand) -> bool:
+    """``cand`` is the instruction numbered next after ``prev``'s ("1. Attach a new needle." / "2. Dial your
+    dose."). Why: a numbered list of instructions says its steps come in that order, as "then" does, so the
+    context's order of the two steps applies to it; bullets, and numbered statements that are no instructions
+    ("1. The company cut 500 jobs."), order nothing."""
+    if prev is None or cand.kind != "list_item" or prev.kind != "list_item":
+        return False
+    here, there = _NUMBER_MARK.search(answer, 0, cand.start), _NUMBER_MARK.search(answer, 0, prev.start)
+    if here is None or there is None or int(here.group(1)) != int(there.group(1)) + 1:
+        return False
+    return all(_instruction(answer[x.start:x.end].split()) for x in (prev, cand))
 
 
 def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, int]]:
@@ -1075,7 +1093,8 @@ class SentenceClaimExtractor:
             # "It was designed by ..." after "The Eiffel Tower was completed ...": the pronoun's referent.
             lead = _PRONOUN_LEAD.match(text)
             # "After that, disconnect ...", "... died shortly afterwards": after the claim before.
-            after = claims[-1].text if claims and _AFTER_PREVIOUS.search(text) else None
+            after = claims[-1].text if claims and (
+                _AFTER_PREVIOUS.search(text) or _next_numbered_step(answer, cands[n - 2] if n > 1 else None, c)) else None
             they = lead is not None and lead.group(0).strip().lower() == "they"
             claims.append(Claim(id=f"c{n}", text=text, start=c.start, end=c.end, kind=c.kind, citations=cites,
                                 subject=(subject or plural) if they else subject if lead else None, after=after))

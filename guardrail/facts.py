@@ -4397,6 +4397,8 @@ _SAY = re.compile(
     r"maintained|maintains|asked|asks|proposed|proposes|downgraded|upgraded|recommended|recommends|denied|denies|"
     r"insisted|insists|suggested|suggests|predicted|predicts|welcomed|condemned|testified|testifies|complained|"
     r"complains|reported|reports|promised|promises|announced|announces|admitted|admits|acknowledged|"
+    # ("added" only before its "that": "the firm added 200 jobs" gives no one's words)
+    r"added(?=\s+that\b)|adds(?=\s+that\b)|"
     r"acknowledges|confirmed|confirms|noted|notes|explained|explains|contended|contends|alleged|alleges|"
     # (not the forms that are plural nouns too: "objects", "estimates", "forecasts", "fears", "replies")
     r"disputed|disputes|found|finds|concluded|concludes|countered|replied|responded|"
@@ -4419,12 +4421,27 @@ _APPOSITION_PARTY = re.compile(r"\b(?i:the|a|an|its|their|our|his|her)\s+(?:[\w'
 _NAME_TITLE_PARTY = re.compile(r"(?:^|[,;:]\s*|\b(?:and|but|while|whereas)\s+)((?:[A-Z][\w.'\u2019\-]*\s+){1,3}[A-Z][\w.'\u2019\-]*),"
                                r"\s*((?:the\s+)?[A-Z][^,;]{1,60}|(?:the|a|an|its|their|our|his|her)?\s*[a-z][^,;]{1,60}),\s*$")
 _RELATIVE_TAIL = re.compile(r",\s*(?:who|which|whose)\b[^,]*,?\s*$", re.I)
+#: The party named after a quotation: '"...," said mission scientist Dr Helena Park', '"...," the economist said'.
+_QUOTE_THEN_SAY_VERB = r"said|says|added|adds|wrote|writes|explained|explains|noted|notes|warned|warns|insisted|insists|argued|argues"
+_QUOTE_THEN_PARTY = re.compile(r"[\"'\u201d\u2019]\s*,?\s*(?:(?i:" + _QUOTE_THEN_SAY_VERB + r")\s+([^,;:.!?\"\u201c\u201d\n]{2,60}?)"
+                               r"|([^,;:.!?\"\u201c\u201d\n]{2,60}?)\s+(?i:" + _QUOTE_THEN_SAY_VERB + r"))\s*(?=[,;:.!?\n]|$)")
+#: A pronoun is no party of its own: who "she" is comes from another sentence.
+_PRONOUN_PARTY = frozenset("he she they it we i you".split())
 
 
 def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, str]]:
     """(who, what, start, end, who's words) for each clause of ``text`` that gives someone's statement
     or view: the party before a verb of saying, the words after it; or "According to X, ..."."""
     out = []
+    for q in quotations(text):  # '"This is the clearest evidence yet," said mission scientist Dr Helena Park'
+        pm = _QUOTE_THEN_PARTY.match(text, q.end)
+        party = (pm.group(1) or pm.group(2)).strip() if pm else ""
+        if pm is None or not party or len(party.split()) > 8 or party.lower() in _PRONOUN_PARTY:
+            continue
+        who = frozenset(_fold(t) for t, _ in terms_with_offsets(party))
+        what = frozenset(_fold(t) for t, _ in terms_with_offsets(q.text))
+        if who and what:
+            out.append((who, what, max(q.start - 1, 0), pm.end(), party))
     for qm in _QUOTE_AFTER_PARTY.finditer(text):  # "maintainer Kim: 'We will drop support ...'"
         who = frozenset(_fold(t) for t, _ in terms_with_offsets(qm.group(1)))
         what = frozenset(_fold(t) for t, _ in terms_with_offsets(qm.group(2)))
@@ -4570,10 +4587,14 @@ def _quote_owner(claim: str, saying, sents) -> tuple[tuple, list[str]] | None:
     quoted = [q.text.lower() for q in quotations(claim) if a <= q.start < b and len(q.text.split()) >= 2]
     if not quoted:
         return None
+    # (a claim may quote a stretch of three words or more out of a longer quotation: "described the findings as
+    # 'the clearest evidence yet'" of '"This is the clearest evidence yet," said ...')
+    spans = [" ".join(re.findall(r"[\w'\u2019]+", t)) for t in quoted]
     first, parties = None, []
     for _, sent, p in sents:
         for q in quotations(p.text):
-            if q.text.lower() not in quoted:
+            had = " " + " ".join(re.findall(r"[\w'\u2019]+", q.text.lower())) + " "
+            if q.text.lower() not in quoted and not any(len(t.split()) >= 3 and f" {t} " in had for t in spans):
                 continue
             for _, _, ea, eb, e_who_text in _sayings(p.text):
                 if ea <= q.start < eb:
@@ -6635,6 +6656,9 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
         if len(m.group(0)) > _MAX_STEP_SENTENCE:
             continue  # (no sentence that orders two steps runs this long; the patterns' backtracking would: 40 kB in 8 s)
         for first, second in _ordered_in(m.group(0).strip()) + _dated_events(m.group(0)):
+            # (a later step that acts on the earlier one's object by a pronoun shares its words: "toast the seeds,
+            # then grind them")
+            second = lexicon.step_with_object(first, second)
             # Verbs of one action are one step ("moved its headquarters" / "relocated its headquarters").
             fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(first))
             for then in dict.fromkeys((second, _first_step(second))):

@@ -792,3 +792,14 @@ def test_session22_a_semicolon_before_a_clause_with_a_negated_auxiliary_parts_tw
 ])
 def test_session22_a_hedge_or_the_source_named_before_a_claim_is_a_lead_in(answer, text):
     assert [c.text for c in SentenceClaimExtractor().extract(answer)] == [text]
+
+
+# -- session 22 (wtb2) ---
+def test_session22_wtb2_a_numbered_instruction_comes_after_the_one_numbered_before_it():
+    answer = "1. Unplug the kettle.\n2. Fill it with water and vinegar.\n3. Do a rinse with clean water."
+    claims = SentenceClaimExtractor().extract(answer)
+    assert [c.after for c in claims] == [None, "Unplug the kettle.", "Fill it with water and vinegar."]
+    # a bulleted list orders nothing, and numbered facts are no steps
+    assert all(c.after is None for c in SentenceClaimExtractor().extract("- Unplug the kettle.\n- Fill it with water."))
+    facts = "1. The company cut 500 jobs.\n2. The merger was completed in May."
+    assert all(c.after is None for c in SentenceClaimExtractor().extract(facts))

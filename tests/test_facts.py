@@ -4177,6 +4177,24 @@ def test_session22_a_period_the_clause_gives_before_a_figure_restates_a_rate(cla
     assert flagged == flag, (fc.differences, fc.reworded)
 
 
+# -- session 22 (wtb2) ---
+@pytest.mark.parametrize("claim, flag", [
+    # words the context quotes from one party ('"...," said X'), given to another who speaks elsewhere
+    ('Chief executive Tom Okafor said the firm expects "to break even by next spring."', True),
+    ('The governor warned that "prices will keep rising through the summer."', True),
+    # faithful: the quoted party, and a party who only stands beside a pronoun's quotation
+    ('Finance director Laura Brennan said the firm expects "to break even by next spring."', False),
+    ('Council engineer Mary Doyle said "the bridge will reopen in May."', False),
+])
+def test_session22_wtb2_quotation_whose_party_follows_it(claim, flag):
+    context = ('"We expect to break even by next spring," said finance director Laura Brennan. Chief executive Tom '
+               'Okafor added that the merger talks had ended. "Prices will keep rising through the summer," the '
+               "bank's chief economist said. The governor said that rates would stay on hold. Council engineer Mary "
+               'Doyle inspected the site on Friday. "The bridge will reopen in May," she said.')
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
 def test_session22_a_difference_compared_with_its_operands_is_arithmetic_wording():
     context = "Water use, Flat 4: 61 m³ this year (last year 74 m³). Standing charge: £0.38 per day."
     fc = check_facts("You used 13 m³ less water than last year (61 m³ compared with 74 m³).", sentences(context))
@@ -4193,3 +4211,32 @@ def test_session22_an_initialism_or_a_period_label_is_read_in_the_words_the_cont
     # a label the context does not spell is left as written
     fc = check_facts("Margins recover in H1.", sentences(context))
     assert "first half" not in (fc.in_evidence_terms("Margins recover in H1.") or "")
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # two steps on one thing, the later naming it by a pronoun, given with their verbs swapped
+    ("Varnish the pine shelves first and then sand the wood with fine paper.", True),
+    # faithful: the same order, with or without the pronoun
+    ("Sand the pine shelves with fine paper, then varnish them.", False),
+    ("Sand the pine shelves until smooth and then varnish the shelves.", False),
+    ("Once the shelves are smooth, varnish them and leave the varnish to dry overnight.", False),
+])
+def test_session22_wtb2_later_steps_pronoun_is_the_earlier_steps_object(claim, flag):
+    context = ("Workshop notes. Sand the pine shelves with fine paper until smooth, then varnish them. Leave the "
+               "varnish to dry overnight before fitting the brackets.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("answer, flag", [
+    # a numbered step put before the step the context says must come first
+    ("1. Remove the filter cover.\n2. Reset the timer on the display.\n3. Rinse the filter under warm water.", True),
+    ("1. Remove the filter cover.\n2. Rinse the filter under warm water.\n3. Reset the timer on the display.", False),
+])
+def test_session22_wtb2_numbered_steps_in_the_order_the_context_forbids(answer, flag):
+    context = ("Cleaning the air purifier. Switch the unit off and remove the filter cover. Only after you have rinsed "
+               "the filter under warm water should you reset the timer on the display.")
+    claims = SentenceClaimExtractor().extract(answer)
+    hits = [check_facts(c.text, sentences(context), after=c.after) for c in claims]
+    assert any(d.confidence >= 0.2 and d.kind == "mismatch" for fc in hits for d in fc.differences) == flag, \
+        [fc.differences for fc in hits]

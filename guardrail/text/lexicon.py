@@ -1060,3 +1060,29 @@ def period_labels(text: str) -> list[tuple[int, int, str]]:
 
 
 __all__ += ["period_labels"]
+
+
+#: A step's object: the noun phrase after its opening verb, to its first preposition, clause mark or "until"
+#: ("toast the cumin and coriander seeds in a dry pan until fragrant": the cumin and coriander seeds).
+_STEP_OBJECT = re.compile(r"\s*(?:[A-Za-z]+ly,?\s+|meanwhile,?\s+|first,?\s+|next,?\s+)?[A-Za-z]+\s+"
+                          r"((?:the|a|an|your|its|their|his|her|all|any|each)\s+[^,;:.()]{2,60}?)"
+                          r"(?=\s+(?:in|on|at|into|onto|with|for|until|till|over|under|from|to|by|before|after|"
+                          r"while|when|then|so|as|through|using)\b|\s*[,;:.()]|\s*$)", re.I)
+#: A later step whose object is a pronoun: "then grind them", "and then rinse it well".
+_PRONOUN_OBJECT = re.compile(r"\s*(?:(?:and|then|finally|next)\s+)*[A-Za-z]+\s+(them|it)\b", re.I)
+
+
+def step_with_object(earlier: str, later: str) -> str:
+    """``later`` with an object pronoun read as ``earlier``'s object: "grind them" after "toast the cumin and
+    coriander seeds in a dry pan" is "grind the cumin and coriander seeds". Why: two ordered steps that act on
+    one thing share its words; with the pronoun unread those words sit in the earlier step alone, and a claim
+    that swaps the two verbs ("grind the seeds, then toast the ground spices") keeps the earlier step's words
+    and hides the swap."""
+    pm = _PRONOUN_OBJECT.match(later)
+    om = _STEP_OBJECT.match(earlier) if pm else None
+    if pm is None or om is None:
+        return later
+    return later[: pm.start(1)] + om.group(1) + later[pm.end(1):]
+
+
+__all__ += ["step_with_object"]
