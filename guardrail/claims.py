@@ -457,7 +457,7 @@ _RESTATED_LEAD = re.compile(
 _REFERENCES = re.compile(r"(?:sources?|references?|citations?|bibliography|works cited)\s*:?", re.IGNORECASE)
 
 # Compound splitting -------------------------------------------------------------------------
-_CONJ = re.compile(r",[ \t]+(?:and|but|while|whereas|yet|although)[ \t]+|;[ \t]*", re.IGNORECASE)
+_CONJ = re.compile(r",[ \t]+(?:and|but|while|whereas|yet|although|so)[ \t]+|;[ \t]*", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|\d[\d.,]*")
 _PRONOUN = frozenset("he she it they we i you this that these those there".split())
 _DET = frozenset(
@@ -578,13 +578,16 @@ def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, 
             continue
         lt = seg[left : m.start()]
         rt = seg[m.end() :]
+        suggestion = m.group(0).rstrip().lower().endswith("so")
+        if suggestion and not _FILLER.fullmatch(strip_markers(rt).strip()):
+            continue  # (", so ..." parts off only a suggestion: "..., so it's worth asking your GP")
         lw = _WORD.findall(_RELATIVE_ASIDE.sub(" ", lt))
         rw = _WORD.findall(rt.split(",", 1)[0])
         if len(strip_markers(lt).strip()) < min_chars or len(strip_markers(rt).strip()) < min_chars:
             continue
         # (at a semicolon, which parts two statements, a clause after it is enough: "..., so set up your account
         # before then; your status isn't affected")
-        left_ok = _has_verb(lw) or (";" in m.group(0) and len(lw) >= 4)
+        left_ok = _has_verb(lw) or (";" in m.group(0) and len(lw) >= 4) or (suggestion and len(lw) >= 3)
         if not (left_ok and _starts_clause(rw)) and not (";" in m.group(0) and _instruction(lw) and _instruction(rw)):
             continue
         out.append(_trim(text, a + left, a + m.start()))
@@ -893,6 +896,7 @@ _INSTRUCTS = re.compile(r"\b(?:should|must|need|needs|have\s+to|has\s+to|bring|p
                         r"steps?|checklist|follow)\b", re.IGNORECASE)
 
 
+_CONNECTIVE_LEAD = re.compile(r"^[\s,;]*(?:and|but|so|while|whereas|yet|although)?[\s,;]*", re.IGNORECASE)
 _CONNECTIVE = re.compile(r"[\s,;]*(?:and|but|while|whereas|yet|although)?[\s,;]*", re.IGNORECASE)
 
 
@@ -943,6 +947,8 @@ def unchecked_spans(answer: str, claims: Sequence[Claim]) -> list[UncheckedSpan]
                 reason = "markup"
             elif _CONNECTIVE.fullmatch(text):
                 reason = "connective"
+            elif _is_pleasantry(_CONNECTIVE_LEAD.sub("", text).translate(_EMPH).strip()):
+                reason = "pleasantry"
             else:
                 factual = looks_factual(text)
         prev = out[-1] if out else None
@@ -1077,6 +1083,8 @@ class SentenceClaimExtractor:
                     parts = _clause_spans(answer, c.start, c.end, self.min_chars)
                     if len(parts) > 1:
                         for k, (ps, pe) in enumerate(parts):
+                            if k and _is_pleasantry(answer[ps:pe].translate(_EMPH).strip()):
+                                continue  # (a suggestion the sentence ends on: "..., so it's worth asking your GP")
                             zs = c.zone_start if k == 0 else ps
                             ze = parts[k + 1][0] if k + 1 < len(parts) else c.zone_end
                             ps, pe = self._core(answer, ps, pe, by_start, by_end)

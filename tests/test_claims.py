@@ -803,3 +803,14 @@ def test_session22_wtb2_a_numbered_instruction_comes_after_the_one_numbered_befo
     assert all(c.after is None for c in SentenceClaimExtractor().extract("- Unplug the kettle.\n- Fill it with water."))
     facts = "1. The company cut 500 jobs.\n2. The merger was completed in May."
     assert all(c.after is None for c in SentenceClaimExtractor().extract(facts))
+
+
+def test_session22_a_suggestion_a_sentence_ends_on_after_so_is_no_claim():
+    x = SentenceClaimExtractor()
+    answer = "The leaflet lists the bin days but not the bank holiday changes, so it's worth checking with the council."
+    claims, unchecked = x.extract_with_unchecked(answer)
+    assert [c.text for c in claims] == ["The leaflet lists the bin days but not the bank holiday changes"]
+    assert any(u.reason == "pleasantry" and "worth checking" in u.text for u in unchecked)
+    # ", so" before a statement parts nothing
+    assert [c.text for c in x.extract("The ferry was full, so we took the 14:10 sailing.")] == [
+        "The ferry was full, so we took the 14:10 sailing."]
