@@ -1564,7 +1564,9 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         r"(?:the\s+)?(?:earlier|previous|former|old|original|initial)\s+(?!than\b)\w+|(?:was|were)\s+(?:\S+\s+){0,4}?(?:until|before)|"
         # "launched with a list price of $199": the first value, when a later sentence gives another
         r"(?:launched|debuted|introduced|released|opened|started)\s+(?:\S+\s+){0,3}?(?:with|at)|at\s+launch|"
-        r"replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from|"
+        # (not a part replaced as upkeep: "Brake fluid should be replaced every 2 years")
+        r"replac(?:ing|es|ed)(?!\s+(?:every|each|after|annually|regularly|periodically|when|if|at\s+\d|as\s+needed))|"
+        r"instead\s+of|up\s+from|down\s+from|"
         # "was 10 MB in versions up to 3.4": the value of the older releases
         r"(?:was|were)\s+(?:\S+\s+){0,4}?(?:in|for|on)\s+(?:all\s+)?(?:(?:versions?|releases?|builds?|editions?|firmware|"
         r"software|models?)\s+){1,2}(?:up\s+to|before|prior\s+to|through|until|older\s+than|below|earlier\s+than)|"
@@ -1588,7 +1590,8 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
         return None
     # "increased to 52p, replacing the previous rate of 45p": the new value comes first
     # (or says the old one in an aside after it: "is now 60 seconds (previously 30 seconds)")
-    first_new = re.search(r"\b(?:replac(?:ing|es|ed)|instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I) \
+    first_new = re.search(r"\b(?:replac(?:ing|es|ed)(?!\s+(?:every|each|after|annually|regularly|periodically|when|if))|"
+                          r"instead\s+of|up\s+from|down\s+from)\b", _clause_of(sent_text, e.start), re.I) \
         or re.search(r"[(,;\u2013\u2014]\s*(?:previously|formerly|was|were|before|earlier|until\s+now|(?:increased|decreased|"
                      r"reduced|raised|lowered|cut|changed|up|down|moved|switched)\s+from)\s*:?\s*$", lead, re.I)
     if first_new and from_to and lead.rstrip().endswith("from") and re.search(r"\(\s*\w+\s+from\s*$", lead):
@@ -1657,6 +1660,7 @@ _SHARED = re.compile(r"%|\b(?:per\s*cent|percent|share|proportion|fraction|part|
                      r"of\s+(?:the|its|their|his|her|them|these|those|all))\b", re.I)
 
 _SUMMED = re.compile(r"\b(?:totals?|totalled|totaling|totalling|in\s+all|altogether|combined|sum|add(?:s|ed)?\s+up\s+to|across|"
+                     r"(?:come|comes|came|coming)\s+to|"
                      r"both|together|plus|overall|whole|entire|all|including|includes|each\s+way|round[- ]trip|return\s+trip|"
                      r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+(?:\w+\s+)?(?:years|days|weeks|months|games|"
                      r"seasons|nights|quarters|sessions|rounds|stages|legs|parts|items))\b|\d\s*\+\s*[$£€]?\d", re.I)

@@ -710,6 +710,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             qs[i] = q = replace(q, approx=True)
         if q.dimension or q.labelled or q.rate or not prev.dimension or prev.labelled or prev.rate or prev.kind in ("ordinal", "change"):
             continue
+        if q.is_word and q.magnitude == 0:
+            continue  # "a 100% reduction, so the bill is zero": nothing, in no unit
         if prev.kind in ("percent", "points") and q.magnitude > 100:
             continue  # "a 25% increase, to finish on 2,000": no share is over a hundred per cent
         if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
@@ -967,7 +969,9 @@ def _parse_quantities(text: str) -> list[Quantity]:
         if out and dim and not out[-1].dimension.startswith(dim.split(":")[0]):
             prev_q = out[-1]
             gap = text[prev_q.end:m.start()]
-            if _RANGE_SEP.fullmatch(gap) and (not prev_q.dimension or prev_q.dimension.startswith("count:")):
+            # (an end of one range starts no other: "aged 18–24 – 100% reduction" is no range of 24 to 100%)
+            if _RANGE_SEP.fullmatch(gap) and (not prev_q.dimension or prev_q.dimension.startswith("count:")) \
+                    and not re.search(r"\d\s*(?:-|\u2013|to)\s*$", text[max(0, prev_q.start - 8):prev_q.start]):
                 factor = value / mag if mag else 1.0
                 out[-1] = Quantity(prev_q.start, prev_q.end, prev_q.text, prev_q.magnitude, prev_q.magnitude * factor,
                                    dim, q.unit, prev_q.bound, prev_q.approx, prev_q.digits, prev_q.is_word)
