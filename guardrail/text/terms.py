@@ -46,7 +46,9 @@ _IRREGULAR = {"children": "child", "women": "woman", "men": "man", "people": "pe
         ("throw", "threw thrown"), ("draw", "drew drawn"), ("break", "broke broken"), ("rise", "risen"),
         ("hide", "hid hidden"), ("strike", "struck"), ("swim", "swam"), ("sing", "sang sung"), ("wear", "wore worn"),
         ("freeze", "froze frozen"), ("steal", "stole stolen"), ("forget", "forgot forgotten"), ("seek", "sought"),
-        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"), ("win", "won"))
+        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"), ("win", "won"),
+        # (a three-letter base the suffix rules leave whole: "can be used on a hob" is "for use on a hob")
+        ("use", "used using"))
     for form in forms.split()}
 
 
