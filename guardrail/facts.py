@@ -5259,6 +5259,14 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
                    and not text[q].isspace()]
         if len(site) == _SITE_LEN and subject:
             out.append((subject[-1],) + site)
+            # (a denial bears on each item of its list: "does not cover accidental damage, water damage or wear")
+            first = next(q for t, q in p.terms if t == site[1] and q >= m.end())
+            verb_end = next(q for t, q in p.terms if t == site[0] and q >= m.end())
+            if verb_end < first and b < len(text) and text[b] == ",":
+                for q in lexicon.list_items_after(text, b):
+                    item = next((t for t, x in p.terms if x == q and not t[0].isdigit() and t not in _SITE_GLUE), None)
+                    if item is not None:
+                        out.append((subject[-1], site[0], item))
         elif len(site) == _SITE_LEN and not subject and label is not None and m.end() <= label:
             out.append(("",) + site)  # "Not suitable for children under 12.": said of what the text describes
     return tuple(out)
@@ -5319,7 +5327,9 @@ def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
     """A negation or a direction said of the very words the evidence says the other way (see above); silent
     when any evidence sentence also states the claim's way. Phrases that say one verb are read as it
     ("comes with a footprint" / "does not include a footprint": ``lexicon.one_verb``)."""
-    c = _parse(lexicon.one_verb(claim))
+    # (a passive claim is read the active way: "water damage is covered by the warranty" states "the warranty
+    # covers water damage")
+    c = _parse(lexicon.active_voice(lexicon.one_verb(claim)))
     c_neg = set(_negated_sites(c))
     c_dirs = _direction_sites(c)
     parsed = [(s, p if lexicon.one_verb(p.text) == p.text else _parse(lexicon.one_verb(p.text))) for _, s, p in sents]
@@ -5932,7 +5942,7 @@ def _same_site(claim: str, e_text: str, slot: str) -> bool:
     """Is a negation or direction finding between these two a flip of the very same words (``_site_flips``)?"""
     c, e = _parse(claim), _parse(e_text)
     if slot == "negation":
-        c, e = _parse(lexicon.one_verb(claim)), _parse(lexicon.one_verb(e_text))
+        c, e = _parse(lexicon.active_voice(lexicon.one_verb(claim))), _parse(lexicon.one_verb(e_text))
         return any(_affirmed(c, site) and site not in _negated_sites(c) for site in _negated_sites(e))
     if slot == "modality":
         e_mod = _modal_sites(e)

@@ -4086,3 +4086,28 @@ def test_session22_wta_a_permission_left_to_the_doers_wish_is_an_option(claim, f
                "Joining the residents' newsletter is optional.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+# -- session 22 (wta2) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Yes, delayed flights are covered by the travel policy, and medical costs abroad too.", True),
+    ("The travel policy covers delayed flights, so you can claim for them.", True),
+    ("Yes - cancelled events are refunded by the organiser, and tickets are sent by email.", False),
+    # a member of the list the context does cover
+    ("Medical costs abroad are covered by the travel policy.", False),
+])
+def test_session22_wta2_a_denial_bears_on_each_item_of_its_list_and_a_passive_is_read_active(claim, flag):
+    context = ("The travel policy covers medical costs abroad and emergency repatriation. The travel policy does not "
+               "cover lost baggage, delayed flights or cancelled events. The organiser refunds cancelled events in full.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The glass lid can be used in a microwave oven.", True),
+    ("The glass lid is safe to use on the hob.", False),
+])
+def test_session22_wta2_used_is_use(claim, flag):
+    # ("used" is the stem of "use": "for use in a microwave" is what "can be used in a microwave" says)
+    context = ("The glass lid is safe to use on the hob. The glass lid is not suitable for use in a microwave oven, "
+               "a grill or a dishwasher.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences

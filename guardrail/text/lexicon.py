@@ -1031,3 +1031,54 @@ def choice_options(text: str) -> tuple[str, ...]:
 
 
 __all__ += ["choice_options"]
+
+
+# -- a list's later items, and a passive said the active way ----------------------------------------------------
+#: What ends a list: clause punctuation, or a clause word after a comma ("..., but covers ...").
+_LIST_END = re.compile(r"[.;:!?()]|,\s*(?:but|while|whereas|which|who|so|as|because|though|although|if|unless|when)\b|"
+                       r"\s+(?:but|because|if|unless|when|which|who)\b", re.I)
+_LIST_ITEM = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|nor\s+)?|\s(?:and|or|nor)\s+)([A-Za-z][\w'\u2019-]*)", re.I)
+
+
+def list_items_after(text: str, pos: int) -> list[int]:
+    """The offsets of the later items of a list whose first item ends at ``pos`` (", water damage or normal wear"
+    after "does not cover accidental damage"): each item's first word; empty unless an "and" / "or" / "nor" joins
+    the last item and every item is short (four words or fewer, the last excepted). Why: a denial bears on each
+    item of its list, and the checks that read the words right after a "not" see only the first."""
+    end = _LIST_END.search(text, pos)
+    stop = end.start() if end else len(text)
+    starts: list[int] = []
+    at, joined = pos, False
+    while True:
+        m = _LIST_ITEM.match(text, at, stop)
+        if m is None:
+            break
+        starts.append(m.start(1))
+        joined = joined or re.search(r"\b(?:and|or|nor)\b", m.group(0), re.I) is not None
+        nxt = re.compile(r"(?:[\w'\u2019-]+\s+){0,3}?[\w'\u2019-]+(?=\s*,|\s+(?:and|or|nor)\s)").match(text, m.start(1), stop)
+        if joined or nxt is None:
+            break
+        at = nxt.end()
+    return starts if joined and len(starts) <= 6 else []
+
+
+#: "<thing> is covered by <party>" at a clause's start; the party is up to five words to the clause's end.
+_PASSIVE_BY = re.compile(r"(?:^|(?<=[,;:.!?\u2014\u2013])|(?<=\s[\u2014\u2013-]))(\s*)((?:[A-Za-z][\w'\u2019-]*\s+){0,4}?"
+                         r"[A-Za-z][\w'\u2019-]*)\s+(?:is|are|was|were)\s+([a-z]+(?:ed|en))\s+by\s+"
+                         r"((?:[\w'\u2019-]+\s+){0,4}?[\w'\u2019-]+)(?=\s*(?:[,;:.!?\u2014\u2013]|$))")
+
+
+def active_voice(text: str) -> str:
+    """``text`` with each affirmed passive clause "<thing> is <verb>ed by <party>" written as "<party> <verb>ed
+    <thing>" ("water damage is covered by the warranty" -> "the warranty covered water damage"). Why: the checks that
+    read what a "not" bears on compare a subject and the words after its verb ("the warranty does not cover water
+    damage"); a claim that says the same act in the passive puts those words the other way round. A clause with a
+    denying word is left as it is."""
+    def active(m: re.Match[str]) -> str:
+        if DENYING.search(m.group(0)) or m.group(2).split()[0].lower() in ("it", "this", "that", "there", "which", "who"):
+            return m.group(0)
+        return f"{m.group(1)}{m.group(4)} {m.group(3)} {m.group(2)}"
+    return _PASSIVE_BY.sub(active, text) if " by " in text else text
+
+
+__all__ += ["list_items_after", "active_voice"]
