@@ -45,7 +45,7 @@ from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
-    words
+    tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
     states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
@@ -7725,6 +7725,11 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         t_terms -= {_fold(stem(w)) for w in "old age aged die died dying death born birth he she they".split()}
     if dims:
         t_terms -= set(_DIMENSION_WORDS) | {"long"}
+    # "which release addressed CVE-2024-31882": asked for a release, of the issue the identifier names; a sentence
+    # that states the identifier is about it (the verb is the abstention's own: "1.8.3 - Fixes CVE-2024-31882")
+    ids = tracker_ids(topic) if wants == "release" else frozenset()
+    if ids:
+        t_terms -= _RELEASE_WORDS
     if not t_terms and not age:
         return
     act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
@@ -7740,6 +7745,8 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         if lexicon.is_abstention(p.text) or re.search(r"\b(?:not|no)\s+(?:say|state|mention|specify|disclose)", p.text, re.I):
             continue
         cov = _coverage(t_terms, _with_referent(sents, k) | labels[s[0]])  # "Its headquarters moved ...": the firm before
+        if ids and ids <= tracker_ids(p.text):
+            cov = 1.0
         if cov < 0.99 and k and sents[k - 1][1][0] == sents[k][1][0] and not names(p.text) \
                 and _coverage(t_terms, p.term_set) > 0:
             # A sentence that names nothing of its own goes on about the one before ("The lecture is on 22 April.
@@ -7760,7 +7767,7 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         rate_asked = not dims or "currency" in dims
         has = {"number": bool(figures) or (rate_asked and cov >= 0.99 and states_multiple(p.text)), "date": bool(p.dates or p.times),
                "name": bool(names(p.text)),
-               "code": bool(_CODE_VALUE.search(p.text))}
+               "code": bool(_CODE_VALUE.search(p.text)), "release": _RELEASE_VALUE.search(p.text) is not None}
         has["place"] = has["name"]
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.
         # (a figure of the kind asked for, when a kind is: "the parking charges" is not answered by "240 spaces")
@@ -7820,9 +7827,20 @@ _AGED_AFTER = re.compile(r"[\s-]*(?:years?|yrs?)[\s-]*old\b", re.I)
 _CODE_VALUE = re.compile(r"`[^`]+`|[~/\\][\w.\-/\\]+|\b\w+[._]\w+\.\w+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 
 
+#: Words that ask for a release rather than name the topic ("which release fixed ...", "which build added ...").
+_RELEASE_WORDS = frozenset(_fold(stem(w)) for w in "release releases version versions build builds update updates "
+                           "patch patches firmware".split())
+#: A release's number: "1.8.3", "v2.1", "version 4".
+_RELEASE_VALUE = re.compile(r"\b(?:v|version\s+|release\s+)?\d+(?:\.\d+)+\b|\b(?:version|release|v)\s*\d+\b", re.I)
+#: "which release ...", "what version ...": asked for a release, stated by a version number ("1.8.3").
+_WHICH_RELEASE = re.compile(r"\b(?:which|what)\s+(?:release|version|build|update|patch|firmware(?:\s+version)?)\b")
+
+
 def _asked_kind(text: str) -> str | None:
     # (the verb "address" asks for no place: "it does not address hiding friends")
     t = re.sub(r"\b(?:(?:not|n't|never)\s+(?:\w+\s+)?)address\b", "discuss", text.lower())
+    if _WHICH_RELEASE.search(t):
+        return "release"
     if re.search(r"\bhow\s+(?:much|many|long|far|old|often|big|large|high|tall|heavy|warm|hot|cold|fast|deep|wide)\b|"
                  r"\b(?:price|cost|amount|number|"
                  r"dose|dosage|duration|size|weight|length|percentage|rate|fee|allowance|stipend|salary|wage|budget|"

@@ -4111,3 +4111,17 @@ def test_session22_wta2_used_is_use(claim, flag):
                "a grill or a dishwasher.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The release notes don't mention which version resolved SEC-4471.", True),
+    ("The notes don't say what build patched SEC-4471, so check with the vendor.", True),
+    # an issue the notes never name, and an asked value they do not give
+    ("The release notes don't mention which version resolved SEC-5120.", False),
+    ("The notes do not say who reported SEC-4471.", False),
+])
+def test_session22_wta2_an_abstention_on_the_release_of_an_issue_the_notes_name(claim, flag):
+    context = ("Gatehouse release notes.\nv3.2.0 - Closes SEC-4471, a login bypass in the SSO module. Also speeds up "
+               "report exports.\nv3.1.9 - Adds a dark theme.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
