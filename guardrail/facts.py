@@ -46,8 +46,8 @@ from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, num
     weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
     tracker_ids, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
-    states_multiple
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, parse_quantities, parts_of_whole, \
+    same_value, states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -7730,6 +7730,12 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
     ids = tracker_ids(topic) if wants == "release" else frozenset()
     if ids:
         t_terms -= _RELEASE_WORDS
+    owned = _owner_states(whole, topic, dims, sents)
+    if owned is not None:
+        out.differences.append(Difference(slot="false_abstention", claim_value=whole.strip(),
+                                          evidence_value=sents[owned][2].text.strip(), evidence_span=_span(sents[owned][1]),
+                                          confidence=conf["false_abstention"]))
+        return
     if not t_terms and not age:
         return
     act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
@@ -7795,6 +7801,40 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         out.differences.append(Difference(slot="false_abstention", claim_value=whole.strip(),
                                           evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
                                           confidence=conf["false_abstention"]))
+
+
+#: A topic said of a pronoun's owner: "her finishing time", "his salary", "its price".
+_OWNED_TOPIC = re.compile(r"(her|his|its|their)\s+\w", re.I)
+
+
+def _owner_states(whole: str, topic: str, dims: set[str], sents) -> int | None:
+    """The evidence sentence that states the figure an abstention says is missing of someone the claim itself names
+    ("names Tsige Alemu as runner-up, but doesn't give her finishing time" against "Tsige Alemu was second in
+    14:23.50"), or None. Why: the topic's words are the pronoun and the figure's kind, which the evidence states
+    with the owner's name and the figure alone ("was second in"), so no word of the topic is there to align on.
+    Read only for a figure of the very kind asked (a dimension word: "salary", "height"; a race's "time": an
+    elapsed time, not a clock time), stated in the clause that names the owner (a person for "her" / "his":
+    a name of two or more words), and not given by the claim itself."""
+    m = _OWNED_TOPIC.match(topic)
+    at = whole.find(topic)
+    race = re.search(r"\btime\b", topic, re.I) is not None and not dims
+    if m is None or at < 0 or not (dims or race) or (race and elapsed_times(whole)):
+        return None
+    person = m.group(1).lower() in ("her", "his")
+    owner = next((n for n in names(whole[:at]) if len(n.tokens) >= 2 or not person), None)
+    if owner is None:
+        return None
+    for k, (_, _, p) in enumerate(sents):
+        if not owner.tokens <= words(p.text):
+            continue
+        last = max(re.finditer(r"\b(?:%s)\b" % "|".join(map(re.escape, owner.tokens)), p.text, re.I), key=lambda x: x.end())
+        a, b = last.end(), _piece_bounds(p.text, last.end())[1]
+        if race and any(a <= x < b for x, _ in elapsed_times(p.text)):
+            return k
+        if not race and any(q.kind in dims and a <= q.start < b for q in p.quantities):
+            if not any(any(_equivalent(g, q) for g in _parse(whole).quantities) for q in p.quantities if a <= q.start < b):
+                return k
+    return None
 
 
 #: Words of an abstention that ask for a value rather than name the topic ("the starting location of the

@@ -4125,3 +4125,18 @@ def test_session22_wta2_an_abstention_on_the_release_of_an_issue_the_notes_name(
                "report exports.\nv3.1.9 - Adds a dark theme.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ana Costa took silver, but the report doesn't give her time.", True),
+    ("Mia Brandt came fourth, but the report doesn't give her time.", False),
+    ("Omar Haddad is the new director, but the article does not mention his salary.", True),
+    ("Lena Fischer is the deputy director, but the article does not mention her salary.", False),
+])
+def test_session22_wta2_an_abstention_on_a_figure_of_someone_the_claim_names(claim, flag):
+    # (the topic is the pronoun and the figure's kind; the evidence states the owner's name and the figure)
+    context = ("Marta Ruiz won the 200m freestyle in 1:55.10. Ana Costa touched second in 1:56.32, with Jade Moore "
+               "third. Mia Brandt, fourth, swam in the final heat at 14:30. Omar Haddad will be paid £180,000 a year "
+               "as director. Lena Fischer joins as deputy director, while the chair, Tom Reed, is paid £40,000.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences

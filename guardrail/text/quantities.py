@@ -1105,3 +1105,18 @@ def counts_alike(a: str, b: str) -> bool:
     spectators" is its rival only when the two nouns are read as one slot."""
     x, y = a.partition(":")[2], b.partition(":")[2]
     return a.startswith("count:") and b.startswith("count:") and x != y and x in _AUDIENCE and y in _AUDIENCE
+
+
+#: A race's or a lap's elapsed time as results state it: minutes and seconds with hundredths ("14:23.50") or hours,
+#: minutes and seconds ("2:04:17"); a bare "14:23" is a clock time.
+_ELAPSED = re.compile(r"(?<![\d:.])\d{1,2}:[0-5]\d(?:\.\d{1,3}|:[0-5]\d(?:\.\d{1,3})?)(?![\d:])")
+
+
+def elapsed_times(text: str) -> list[tuple[int, int]]:
+    """The offsets of each elapsed time ``text`` states ("second in 14:23.50"). Why: the figure parser reads
+    "14:23.50" as the clock time 14:23 and a figure 23.50, and a question about someone's finishing time is
+    answered by neither reading."""
+    return [(m.start(), m.end()) for m in _ELAPSED.finditer(text)] if ":" in text else []
+
+
+__all__.append("elapsed_times")
