@@ -602,6 +602,7 @@ def check_facts(
     _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _exception_dropped(claim, sents, out, conf)
+    _exclusion_dropped(claim, sents, out, conf)
     _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
@@ -7316,6 +7317,34 @@ def _exception_dropped(claim: str, sents, out: FactCheck, conf) -> None:
                                                       evidence_value=p.text.strip(), evidence_span=_span(s),
                                                       confidence=conf["condition"]))
                     return
+
+
+def _exclusion_dropped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A rule restated for every case ("any interruption longer than 12 hours entitles household customers to £50")
+    where the next sentence takes cases out of it ("This does not apply where the interruption was caused by severe
+    weather"). Why: the exclusion is a sentence of its own, so the condition checks, which read the condition words
+    of the sentence the claim aligns to, never see it. Read only for an affirmed claim that says it holds in every
+    case, that states the rule's figures or three of its words, and that names nothing the exclusion adds."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not lexicon.unconditional(claim) \
+            or lexicon.negated(claim):
+        return
+    c = _parse(claim)
+    said = set(c.term_set) | _anchors(c)
+    for k in range(1, len(sents)):
+        lead = lexicon.exclusion_lead(sents[k][2].text)
+        if lead is None or sents[k - 1][1][0] != sents[k][1][0]:
+            continue
+        rule = sents[k - 1][2]
+        shared = said & (set(rule.term_set) | _anchors(rule))
+        figures = _anchors(c) & _anchors(rule)
+        if not (len(shared) >= 3 and (figures or len(shared) >= 4)):
+            continue
+        excluded = set(_parse(sents[k][2].text[lead:]).term_set) - rule.term_set
+        if excluded and not excluded & said:
+            out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                              evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
+                                              confidence=conf["condition"]))
+            return
 
 
 #: An act named by its gerund as a sentence's subject, then denied: "Downgrading to 3.7 is not supported",

@@ -4140,3 +4140,16 @@ def test_session22_wta2_an_abstention_on_a_figure_of_someone_the_claim_names(cla
                "as director. Lena Fischer joins as deputy director, while the chair, Tom Reed, is paid £40,000.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Every order over £40 ships free of charge to a UK address.", True),
+    ("All orders over £40 ship free of charge, except those going to the Highlands or the Channel Islands.", False),
+    # the rule said for every case of another sentence's rule
+    ("All returns are accepted within 30 days of delivery.", False),
+])
+def test_session22_wta2_a_rule_said_for_every_case_drops_the_next_sentences_exclusion(claim, flag):
+    context = ("Delivery. Orders over £40 ship free of charge to any UK address. This does not apply to deliveries to "
+               "the Highlands or the Channel Islands, which cost £9.95. Returns are accepted within 30 days of delivery.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences

@@ -1082,3 +1082,25 @@ def active_voice(text: str) -> str:
 
 
 __all__ += ["list_items_after", "active_voice"]
+
+
+# -- an exclusion said of the rule before it ----------------------------------------------------------------------
+#: "This does not apply where ...", "These payments are not made if ...": a sentence that takes cases out of the rule
+#: the sentence before states, by a pronoun or a short noun phrase that points back to it.
+_EXCLUSION_LEAD = re.compile(
+    r"\s*(?:this|these|that|it|such|the\s+(?:above|scheme|guarantee|offer|payment|payments|compensation|rule|policy|"
+    r"discount|refund|standard|benefit))(?:\s+(?:payment|payments|compensation|guarantee|offer|rule|discount|refund))?\s+"
+    r"(?:(?:does|do|will)\s+not|doesn['\u2019]t|don['\u2019]t|won['\u2019]t)\s+apply\s+(?:where|if|when|to|in|for|during|on)\b",
+    re.I)
+
+
+def exclusion_lead(sentence: str) -> int | None:
+    """Where the cases a sentence takes out of the rule before it begin ("This does not apply where | the
+    interruption was caused by severe weather"), or None. Why: a claim that restates the rule for every case
+    ("any interruption longer than 12 hours entitles you to £50") drops the exclusion, and the condition checks read
+    only the rule's own sentence, where no condition word stands."""
+    m = _EXCLUSION_LEAD.match(sentence)
+    return m.end() if m else None
+
+
+__all__ += ["exclusion_lead"]
