@@ -518,6 +518,7 @@ def check_facts(
         _site_flips(resolved, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _denied_by_noun(resolved, sents, out, conf)
+    _over_weak(out, conf, lambda found: _site_flips_by_name(resolved, sents, found, conf))
     # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the same
     # sentence ("Don't shower" against "Avoid swimming ..., although you can shower as usual").
     _over_weak(out, conf, lambda found: _site_modality(claim, sents, found, conf))
@@ -5324,6 +5325,41 @@ def _shares_subject(c: _Parsed, e: _Parsed, site: Iterable[str]) -> bool:
     return bool((c.term_set - rest) & (e.term_set - rest)) or bool(_anchors(c) & _anchors(e))
 
 
+def _named_subject(c: _Parsed, site: tuple[str, ...], parsed) -> bool:
+    """Does ``c`` state the site's words of the thing the evidence calls by its head noun, by the rest of the name
+    the context gives it ("Apache 2.0 ... grants permission" of "the licence does not grant permission", the context
+    naming it the "Apache License")? Why: a context names a thing once and then calls it by its kind ("the licence",
+    "the bridge"); an answer calls it by its name, and the site check wants the subject word before the site."""
+    if not site[0] or not _affirmed(c, ("",) + site[1:]):
+        return False
+    mine = {_fold(t) for t in c.term_set}
+    for _, p in parsed:
+        for n in names(p.text):
+            toks = {_fold(stem(t)) for t in n.tokens}
+            if len(toks) >= 2 and _fold(site[0]) in toks and (toks - {_fold(site[0])}) & mine:
+                return True
+    return False
+
+
+def _site_flips_by_name(claim: str, sents, out: FactCheck, conf) -> None:
+    """The site check (:func:`_site_flips`) for a claim that calls the evidence's subject by the name the context
+    gives it (:func:`_named_subject`); run over a loose polarity reading of the same words, which it replaces."""
+    c = _parse(lexicon.active_voice(lexicon.one_verb(claim)))
+    c_neg = set(_negated_sites(c))
+    parsed = [(s, p if lexicon.one_verb(p.text) == p.text else _parse(lexicon.one_verb(p.text))) for _, s, p in sents]
+    for s, p in parsed:
+        for site in _negated_sites(p):
+            if site in c_neg or _affirmed(c, site) or not _shares_subject(c, p, site) \
+                    or any(_affirmed(q, site) and site not in _negated_sites(q) for _, q in parsed):
+                continue
+            if _named_subject(c, site, parsed):
+                # (graded here: the sentence alone does not name the claim's subject, which the grading reads)
+                out.differences.append(Difference(slot="negation", claim_value="(affirmative) " + " ".join(site[1:]),
+                                                  evidence_value="not " + " ".join(site[1:]), evidence_span=_span(s),
+                                                  confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+                return
+
+
 def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
     """A negation or a direction said of the very words the evidence says the other way (see above); silent
     when any evidence sentence also states the claim's way. Phrases that say one verb are read as it
@@ -5336,8 +5372,10 @@ def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
     parsed = [(s, p if lexicon.one_verb(p.text) == p.text else _parse(lexicon.one_verb(p.text))) for _, s, p in sents]
     e_neg = [(s, p, site) for s, p in parsed for site in _negated_sites(p)]
     for s, p, site in e_neg:  # the evidence negates what the claim affirms
-        if site not in c_neg and _affirmed(c, site) and _shares_subject(c, p, site) \
-                and not any(_affirmed(q, site) and site not in _negated_sites(q) for _, q in parsed):
+        if site in c_neg or not _shares_subject(c, p, site) \
+                or any(_affirmed(q, site) and site not in _negated_sites(q) for _, q in parsed):
+            continue
+        if _affirmed(c, site):
             out.differences.append(Difference(slot="negation", claim_value="(affirmative) " + " ".join(site[1:]),
                                               evidence_value="not " + " ".join(site[1:]), evidence_span=_span(s),
                                               confidence=conf["negation"]))

@@ -4153,3 +4153,17 @@ def test_session22_wta2_a_rule_said_for_every_case_drops_the_next_sentences_excl
                "the Highlands or the Channel Islands, which cost £9.95. Returns are accepted within 30 days of delivery.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Lindqvist includes first editions, so you can borrow one on request.", True),
+    ("Yes, the Lindqvist holds signed copies and includes first editions.", True),
+    # a thing the context does not call by that head noun
+    ("Readers can borrow from the Lindqvist Collection on request.", False),
+    ("The reading room includes first editions of local newspapers.", False),
+])
+def test_session22_wta2_a_denial_said_of_a_thing_by_its_kind_and_the_claim_by_its_name(claim, flag):
+    context = ("Readers can borrow from the Lindqvist Collection on request. The collection does not include first "
+               "editions or signed copies. The reading room opens at 9am.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
