@@ -5266,7 +5266,8 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
             verb_end = next(q for t, q in p.terms if t == site[0] and q >= m.end())
             if verb_end < first and b < len(text) and text[b] == ",":
                 for q in lexicon.list_items_after(text, b):
-                    item = next((t for t, x in p.terms if x == q and not t[0].isdigit() and t not in _SITE_GLUE), None)
+                    # (its first content word: "a grill or a dishwasher")
+                    item = next((t for t, x in p.terms if x >= q and not t[0].isdigit() and t not in _SITE_GLUE), None)
                     if item is not None:
                         out.append((subject[-1], site[0], item))
         elif len(site) == _SITE_LEN and not subject and label is not None and m.end() <= label:

@@ -4103,10 +4103,11 @@ def test_session22_wta2_a_denial_bears_on_each_item_of_its_list_and_a_passive_is
 
 @pytest.mark.parametrize("claim, flag", [
     ("The glass lid can be used in a microwave oven.", True),
-    ("The glass lid is safe to use on the hob.", False),
+    ("Yes, the glass lid may safely be used in a dishwasher, and on the hob too.", True),
+    ("The glass lid can be used on the hob.", False),
 ])
-def test_session22_wta2_used_is_use(claim, flag):
-    # ("used" is the stem of "use": "for use in a microwave" is what "can be used in a microwave" says)
+def test_session22_wta2_can_be_used_is_suitable_for_use(claim, flag):
+    # ("is suitable for use in a microwave" is what "can be used in a microwave" says)
     context = ("The glass lid is safe to use on the hob. The glass lid is not suitable for use in a microwave oven, "
                "a grill or a dishwasher.")
     flagged, fc = _findings(claim, context)

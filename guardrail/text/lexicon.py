@@ -902,9 +902,20 @@ _INCLUDES = re.compile(r"\b(?:(?:comes?|came|coming|ships?|shipped|shipping)\s+w
 @functools.lru_cache(maxsize=16384)  # read for every evidence sentence of every claim's negation sites
 def one_verb(text: str) -> str:
     """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, and a switch
-    turned on or off written with "turn", so the checks that compare the very words two sentences state the other
-    way read them as one verb."""
-    return _SWITCH.sub(lambda m: _SWITCH_AS_TURN[m.group(1).lower()], _INCLUDES.sub("includes", text))
+    turned on or off written with "turn", and "can be used" as "is suitable", so the checks that compare the
+    very words two sentences state the other way read them as one verb."""
+    text = _SWITCH.sub(lambda m: _SWITCH_AS_TURN[m.group(1).lower()], _INCLUDES.sub("includes", text))
+    return _FOR_USE.sub("suitable", _CAN_BE_USED.sub("is suitable", text)) if " use" in text else text
+
+
+#: "can be used on a gas hob" says what "is suitable for use on a gas hob" says: both written "is suitable on a gas hob",
+#: so the word after the verb is where it is used (a denial of either, "cannot", "can't", "can not", "is not
+#: suitable", is left as written). Why: the stemmer keeps "used" apart from "use", a manual's "not suitable for use
+#: on ..." is flipped by an answer's "can be used on ...", and "use" itself would stand where the place should.
+_CAN_BE_USED = re.compile(r"\b(?:can|may)\s+(?:safely\s+)?be\s+used(?=\s+(?:on|in|with|for|during|while|at|under|near|"
+                          r"outdoors|indoors|by)\b)", re.I)
+_FOR_USE = re.compile(r"\bsuitable\s+for\s+use(?=\s+(?:on|in|with|for|during|while|at|under|near|outdoors|indoors|by)\b)",
+                      re.I)
 
 
 #: "switching it off" says what "turning it off" says: a setting's switch named by either verb, its particle within

@@ -47,8 +47,6 @@ _IRREGULAR = {"children": "child", "women": "woman", "men": "man", "people": "pe
         ("hide", "hid hidden"), ("strike", "struck"), ("swim", "swam"), ("sing", "sang sung"), ("wear", "wore worn"),
         ("freeze", "froze frozen"), ("steal", "stole stolen"), ("forget", "forgot forgotten"), ("seek", "sought"),
         ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"), ("win", "won"),
-        # (a three-letter base the suffix rules leave whole: "can be used on a hob" is "for use on a hob")
-        ("use", "used using"),
         # (British spellings of the same noun: "the licence" is the "Apache License")
         ("license", "licence licences licenced licencing"), ("defense", "defence defences"),
         ("offense", "offence offences"))
