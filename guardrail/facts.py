@@ -46,8 +46,8 @@ from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, num
     weekdays_in_ranges
 from .text.names import TITLES, Name, acronyms, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
     tracker_ids, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, parse_quantities, parts_of_whole, \
-    same_value, states_multiple
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, ordinal_periods, parse_quantities, \
+    parts_of_whole, same_value, states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -7806,6 +7806,9 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         return
     if not t_terms and not age:
         return
+    # "repairs in the second year": the period's words are said by its bounds ("between 12 and 24 months")
+    periods = ordinal_periods(topic)
+    period_terms = set().union(*(_parse(topic[a:b]).term_set for _, _, a, b in periods)) & t_terms if periods else set()
     act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
     # A passage that opens with a label ("Parental leave: employees ...") is about it in every sentence ("21 days'
     # notice is required" gives the notice period for parental leave).
@@ -7821,6 +7824,8 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         cov = _coverage(t_terms, _with_referent(sents, k) | labels[s[0]])  # "Its headquarters moved ...": the firm before
         if ids and ids <= tracker_ids(p.text):
             cov = 1.0
+        if period_terms and t_terms - period_terms and _states_period(p, periods):
+            cov = max(cov, _coverage(t_terms - period_terms, _with_referent(sents, k) | labels[s[0]]))
         if cov < 0.99 and k and sents[k - 1][1][0] == sents[k][1][0] and not names(p.text) \
                 and _coverage(t_terms, p.term_set) > 0:
             # A sentence that names nothing of its own goes on about the one before ("The lecture is on 22 April.
@@ -7840,7 +7845,7 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         # overtime is paid at double time"; not "bank holiday shifts are paid at time and a half" for night shifts)
         rate_asked = not dims or "currency" in dims
         has = {"number": bool(figures) or (rate_asked and cov >= 0.99 and states_multiple(p.text)), "date": bool(p.dates or p.times),
-               "name": bool(names(p.text)),
+               "name": bool(names(p.text)) or (wants == "name" and _role_does(p, act)),
                "code": bool(_CODE_VALUE.search(p.text)), "release": _RELEASE_VALUE.search(p.text) is not None}
         has["place"] = has["name"]
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.
@@ -7869,6 +7874,18 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         out.differences.append(Difference(slot="false_abstention", claim_value=whole.strip(),
                                           evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
                                           confidence=conf["false_abstention"]))
+
+
+def _states_period(p: _Parsed, periods: list[tuple[float, float, int, int]]) -> bool:
+    """Does ``p`` state one of the periods by its bounds ("between 12 and 24 months" for "the second year")?"""
+    spans = [q for q in p.quantities if q.dimension == "time"]
+    return any(any(abs(q.value - lo) <= 0.01 * hi and q.bound == "min" for q in spans)
+               and any(abs(q.value - hi) <= 0.01 * hi and q.bound == "max" for q in spans) for lo, hi, _, _ in periods)
+
+
+def _role_does(p: _Parsed, act: str) -> bool:
+    """Is the topic's verb ``act`` said in ``p`` of a party named by its role ("the customer pays")? (who pays)"""
+    return bool(act) and any(_fold(t) == act and lexicon.role_before(p.text, q) for t, q in p.terms)
 
 
 #: A topic said of a pronoun's owner: "her finishing time", "his salary", "its price".
@@ -7956,7 +7973,11 @@ def _asked_kind(text: str) -> str | None:
         return "number"
     if re.search(r"\bwhere\b|\b(?:location|located|address|venue|headquarter\w*|city|country)\b", t):
         return "place"
-    if re.search(r"\bwhen\b|\b(?:date|day|year|time|hour|deadline)\b", t):
+    # (a "who" before a date word asks for a party: "who pays postage for repairs in the second year")
+    who, when = re.search(r"\bwho(?:m)?\b", t), re.search(r"\bwhen\b|\b(?:date|day|year|time|hour|deadline)\b", t)
+    if who and when and who.start() < when.start():
+        return "name"
+    if when:
         return "date"
     if re.search(r"\bwho\b|\bwhom\b|\bwhich\s+(?:company|person|team|side|club|player|party|firm|candidate|driver|rider|"
                  r"country|city|airline|bank|school|hospital)\b", t):

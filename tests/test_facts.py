@@ -4168,3 +4168,17 @@ def test_session22_wta2_a_denial_said_of_a_thing_by_its_kind_and_the_claim_by_it
                "editions or signed copies. The reading room opens at 9am.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The tenancy agreement doesn't say who pays for boiler servicing in the second year.", True),
+    # a period the context does not bound, and a cost it never names
+    ("The tenancy agreement doesn't say who pays for boiler servicing in the third year.", False),
+    ("The tenancy agreement doesn't say who pays for window cleaning in the second year.", False),
+])
+def test_session22_wta2_an_abstention_on_who_pays_in_a_counted_period_the_context_bounds(claim, flag):
+    # ("the second year" is "between 12 and 24 months"; "who pays" is answered by a party named by its role)
+    context = ("Boiler servicing: the landlord covers it during the first 12 months of the tenancy. Between 12 and 24 "
+               "months, the tenant pays for boiler servicing, and the landlord still pays for major repairs.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences

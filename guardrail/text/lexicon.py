@@ -1115,3 +1115,20 @@ def exclusion_lead(sentence: str) -> int | None:
 
 
 __all__ += ["exclusion_lead"]
+
+
+# -- a party named by its role ------------------------------------------------------------------------------------
+#: The parties a policy names by their role rather than by name ("the customer pays the postage").
+_PARTY_ROLE = re.compile(r"\b(?:the|each|every|a|an)\s+(?:customer|buyer|purchaser|seller|tenant|landlord|owner|"
+                         r"employer|employee|member|applicant|passenger|guest|client|patient|student|user|policyholder|"
+                         r"hirer|borrower|lender|retailer|manufacturer|insurer|council|sender|recipient)s?\s+(?:\w+\s+)?$",
+                         re.I)
+
+
+def role_before(text: str, pos: int) -> bool:
+    """Is the verb at ``pos`` said of a party named by its role ("the customer | pays the cost of postage"), at most
+    one word between? Why: "who pays" is answered by a role as often as by a name, and a name finder sees no name."""
+    return _PARTY_ROLE.search(text[max(0, pos - 40):pos]) is not None
+
+
+__all__ += ["role_before"]

@@ -1120,3 +1120,21 @@ def elapsed_times(text: str) -> list[tuple[int, int]]:
 
 
 __all__.append("elapsed_times")
+
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_ORDINAL_PERIOD = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(year|month|week|day)\b", re.I)
+
+
+def ordinal_periods(text: str) -> list[tuple[float, float, int, int]]:
+    """(start, end) in seconds of each counted period ``text`` names, with its offsets: "the second year" ->
+    (one year, two years). Why: a rule states such a period by its bounds ("between 12 and 24 months"), and a
+    sentence that says "in the second year" asks about the same span in other words."""
+    out = []
+    for m in _ORDINAL_PERIOD.finditer(text):
+        n, unit = _ORDINALS[m.group(1).lower()], PERIOD_SECONDS[m.group(2).lower()]
+        out.append(((n - 1) * unit, n * unit, m.start(), m.end()))
+    return out
+
+
+__all__.append("ordinal_periods")
