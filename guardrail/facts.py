@@ -604,6 +604,7 @@ def check_facts(
     _exceptions(claim, c_terms, sents, support, out, conf)
     _exception_dropped(claim, sents, out, conf)
     _exclusion_dropped(claim, sents, out, conf)
+    _scoped_limit_dropped(claim, sents, out, conf)
     _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
@@ -7356,6 +7357,35 @@ def _exception_dropped(claim: str, sents, out: FactCheck, conf) -> None:
                                                       evidence_value=p.text.strip(), evidence_span=_span(s),
                                                       confidence=conf["condition"]))
                     return
+
+
+#: A limit a claim states of its own: a time, an "only", a bound in words.
+_OWN_LIMIT = re.compile(r"\b(?:only|peak|off[\s-]?peak)\b|\b(?:after|before|until|till|from|between)\s+(?:\d|noon|midday|midnight)|"
+                        r"\d", re.I)
+#: Days or times a claim says a thing holds on: "on weekdays", "at weekends".
+_SCOPE_WORD = re.compile(r"\b(?:weekdays?|weekends?|sundays?|saturdays?|holidays?|school\s+days|term\s+days)\b", re.I)
+
+
+def _scoped_limit_dropped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A thing said to hold on days the context limits it on to a time ("concessionary passes are accepted on
+    weekdays and weekends" against "On weekdays they are valid only after 9:30am"). Why: the claim's other words
+    align it to the general rule ("... are accepted on all city routes"), so the condition checks never read the
+    sentence of the limit. Read only for an affirmed claim with a grant word that names the scope and states no
+    limit of its own, and only where the limit's sentence (or the one before, for its "they") shares a word of it."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not _SCOPE_WORD.search(claim) \
+            or not _ENTITLEMENT.search(claim) or lexicon.negated(claim) or _OWN_LIMIT.search(claim):
+        return
+    mine = {_fold(t) for t in _parse(claim).term_set}
+    for k, (_, s, p) in enumerate(sents):
+        for scope, limited in lexicon.scoped_limits(p.text):
+            if not {_fold(stem(w)) for w in scope.lower().split()} <= mine:
+                continue
+            about = set(p.term_set) | (sents[k - 1][2].term_set if k and sents[k - 1][1][0] == s[0] else frozenset())
+            if len((mine & about) - {_fold(stem(w)) for w in scope.lower().split()}) >= 2:
+                out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                                  evidence_value=f"{scope} {limited}".strip(), evidence_span=_span(s),
+                                                  confidence=conf["condition"]))
+                return
 
 
 def _exclusion_dropped(claim: str, sents, out: FactCheck, conf) -> None:

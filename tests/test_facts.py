@@ -4182,3 +4182,15 @@ def test_session22_wta2_an_abstention_on_who_pays_in_a_counted_period_the_contex
                "months, the tenant pays for boiler servicing, and the landlord still pays for major repairs.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Yes - students are admitted free to the permanent gallery on weekdays and weekends, every week of the year.", True),
+    ("Students are admitted free to the permanent gallery on weekdays after 3pm.", False),
+    ("On weekdays students are admitted free to the permanent gallery only in the afternoon.", False),
+])
+def test_session22_wta2_days_the_context_limits_to_a_time_said_without_it(claim, flag):
+    context = ("Students are admitted free to the permanent gallery. On weekdays they are admitted free only "
+               "after 3pm; at weekends entry is free all day. The cafe closes at 5pm.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences

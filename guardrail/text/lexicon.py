@@ -1132,3 +1132,25 @@ def role_before(text: str, pos: int) -> bool:
 
 
 __all__ += ["role_before"]
+
+
+# -- a limit of one scope ---------------------------------------------------------------------------------------
+#: "On weekdays they are valid only after 9:30am": a clause that opens with the days or times it is said of, then
+#: limits what it says to a time ("only after", "only before", "only until", "only between", "only from").
+_SCOPED_LIMIT = re.compile(
+    r"(?:^|(?<=[;.]\s))\s*(?:on|at|during)\s+(weekdays|weekends|sundays|saturdays|public\s+holidays|bank\s+holidays|"
+    r"weekday\s+\w+|weekend\s+\w+|sunday\s+\w+|saturday\s+\w+|school\s+days|term\s+days)\s*,?\s+"
+    r"([^;.]{0,60}?\bonly\s+(?:after|before|until|from|between)\s+[^;.,]{1,30})", re.I)
+
+
+def scoped_limits(sentence: str) -> list[tuple[str, str]]:
+    """(the scope's words, the limited statement) for each clause of ``sentence`` that opens with a scope and limits
+    its statement to a time ("On weekdays they are valid only after 9:30am" -> ("weekdays", "they are valid only after
+    9:30am")). Why: a claim that says the thing holds on those days ("passes are accepted on weekdays and weekends")
+    drops the limit, and aligns to the rule's general sentence, where no condition word stands."""
+    if "only" not in sentence.lower():
+        return []
+    return [(m.group(1), m.group(2)) for m in _SCOPED_LIMIT.finditer(sentence)]
+
+
+__all__ += ["scoped_limits"]
