@@ -44,10 +44,10 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
-    spelled_out, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
-    states_multiple
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
+    names, quotations, spelled_out, tracker_ids, words
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, ordinal_periods, parse_quantities, \
+    parts_of_whole, same_value, states_multiple
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -519,6 +519,7 @@ def check_facts(
         _site_flips(resolved, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _denied_by_noun(resolved, sents, out, conf)
+    _over_weak(out, conf, lambda found: _site_flips_by_name(resolved, sents, found, conf))
     # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the same
     # sentence ("Don't shower" against "Avoid swimming ..., although you can shower as usual").
     _over_weak(out, conf, lambda found: _site_modality(claim, sents, found, conf))
@@ -603,6 +604,8 @@ def check_facts(
     _parallel_crossed(claim, c, sents, support, out, conf)
     _exceptions(claim, c_terms, sents, support, out, conf)
     _exception_dropped(claim, sents, out, conf)
+    _exclusion_dropped(claim, sents, out, conf)
+    _scoped_limit_dropped(claim, sents, out, conf)
     _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
@@ -5391,6 +5394,15 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
                    and not text[q].isspace()]
         if len(site) == _SITE_LEN and subject:
             out.append((subject[-1],) + site)
+            # (a denial bears on each item of its list: "does not cover accidental damage, water damage or wear")
+            first = next(q for t, q in p.terms if t == site[1] and q >= m.end())
+            verb_end = next(q for t, q in p.terms if t == site[0] and q >= m.end())
+            if verb_end < first and b < len(text) and text[b] == ",":
+                for q in lexicon.list_items_after(text, b):
+                    # (its first content word: "a grill or a dishwasher")
+                    item = next((t for t, x in p.terms if x >= q and not t[0].isdigit() and t not in _SITE_GLUE), None)
+                    if item is not None:
+                        out.append((subject[-1], site[0], item))
         elif len(site) == _SITE_LEN and not subject and label is not None and m.end() <= label:
             out.append(("",) + site)  # "Not suitable for children under 12.": said of what the text describes
     return tuple(out)
@@ -5447,18 +5459,57 @@ def _shares_subject(c: _Parsed, e: _Parsed, site: Iterable[str]) -> bool:
     return bool((c.term_set - rest) & (e.term_set - rest)) or bool(_anchors(c) & _anchors(e))
 
 
+def _named_subject(c: _Parsed, site: tuple[str, ...], parsed) -> bool:
+    """Does ``c`` state the site's words of the thing the evidence calls by its head noun, by the rest of the name
+    the context gives it ("Apache 2.0 ... grants permission" of "the licence does not grant permission", the context
+    naming it the "Apache License")? Why: a context names a thing once and then calls it by its kind ("the licence",
+    "the bridge"); an answer calls it by its name, and the site check wants the subject word before the site."""
+    if not site[0] or not _affirmed(c, ("",) + site[1:]):
+        return False
+    mine = {_fold(t) for t in c.term_set}
+    for _, p in parsed:
+        for n in names(p.text):
+            toks = {_fold(stem(t)) for t in n.tokens}
+            if len(toks) >= 2 and _fold(site[0]) in toks and (toks - {_fold(site[0])}) & mine:
+                return True
+    return False
+
+
+def _site_flips_by_name(claim: str, sents, out: FactCheck, conf) -> None:
+    """The site check (:func:`_site_flips`) for a claim that calls the evidence's subject by the name the context
+    gives it (:func:`_named_subject`); run over a loose polarity reading of the same words, which it replaces."""
+    c = _parse(lexicon.active_voice(lexicon.one_verb(claim)))
+    c_neg = set(_negated_sites(c))
+    parsed = [(s, p if lexicon.one_verb(p.text) == p.text else _parse(lexicon.one_verb(p.text))) for _, s, p in sents]
+    for s, p in parsed:
+        for site in _negated_sites(p):
+            if site in c_neg or _affirmed(c, site) or not _shares_subject(c, p, site) \
+                    or any(_affirmed(q, site) and site not in _negated_sites(q) for _, q in parsed):
+                continue
+            if _named_subject(c, site, parsed):
+                # (graded here: the sentence alone does not name the claim's subject, which the grading reads)
+                out.differences.append(Difference(slot="negation", claim_value="(affirmative) " + " ".join(site[1:]),
+                                                  evidence_value="not " + " ".join(site[1:]), evidence_span=_span(s),
+                                                  confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+                return
+
+
 def _site_flips(claim: str, sents, out: FactCheck, conf) -> None:
     """A negation or a direction said of the very words the evidence says the other way (see above); silent
     when any evidence sentence also states the claim's way. Phrases that say one verb are read as it
     ("comes with a footprint" / "does not include a footprint": ``lexicon.one_verb``)."""
-    c = _parse(lexicon.one_verb(claim))
+    # (a passive claim is read the active way: "water damage is covered by the warranty" states "the warranty
+    # covers water damage")
+    c = _parse(lexicon.active_voice(lexicon.one_verb(claim)))
     c_neg = set(_negated_sites(c))
     c_dirs = _direction_sites(c)
     parsed = [(s, p if lexicon.one_verb(p.text) == p.text else _parse(lexicon.one_verb(p.text))) for _, s, p in sents]
     e_neg = [(s, p, site) for s, p in parsed for site in _negated_sites(p)]
     for s, p, site in e_neg:  # the evidence negates what the claim affirms
-        if site not in c_neg and _affirmed(c, site) and _shares_subject(c, p, site) \
-                and not any(_affirmed(q, site) and site not in _negated_sites(q) for _, q in parsed):
+        if site in c_neg or not _shares_subject(c, p, site) \
+                or any(_affirmed(q, site) and site not in _negated_sites(q) for _, q in parsed):
+            continue
+        if _affirmed(c, site):
             out.differences.append(Difference(slot="negation", claim_value="(affirmative) " + " ".join(site[1:]),
                                               evidence_value="not " + " ".join(site[1:]), evidence_span=_span(s),
                                               confidence=conf["negation"]))
@@ -6064,7 +6115,7 @@ def _same_site(claim: str, e_text: str, slot: str) -> bool:
     """Is a negation or direction finding between these two a flip of the very same words (``_site_flips``)?"""
     c, e = _parse(claim), _parse(e_text)
     if slot == "negation":
-        c, e = _parse(lexicon.one_verb(claim)), _parse(lexicon.one_verb(e_text))
+        c, e = _parse(lexicon.active_voice(lexicon.one_verb(claim))), _parse(lexicon.one_verb(e_text))
         return any(_affirmed(c, site) and site not in _negated_sites(c) for site in _negated_sites(e))
     if slot == "modality":
         e_mod = _modal_sites(e)
@@ -7443,6 +7494,63 @@ def _exception_dropped(claim: str, sents, out: FactCheck, conf) -> None:
                     return
 
 
+#: A limit a claim states of its own: a time, an "only", a bound in words.
+_OWN_LIMIT = re.compile(r"\b(?:only|peak|off[\s-]?peak)\b|\b(?:after|before|until|till|from|between)\s+(?:\d|noon|midday|midnight)|"
+                        r"\d", re.I)
+#: Days or times a claim says a thing holds on: "on weekdays", "at weekends".
+_SCOPE_WORD = re.compile(r"\b(?:weekdays?|weekends?|sundays?|saturdays?|holidays?|school\s+days|term\s+days)\b", re.I)
+
+
+def _scoped_limit_dropped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A thing said to hold on days the context limits it on to a time ("concessionary passes are accepted on
+    weekdays and weekends" against "On weekdays they are valid only after 9:30am"). Why: the claim's other words
+    align it to the general rule ("... are accepted on all city routes"), so the condition checks never read the
+    sentence of the limit. Read only for an affirmed claim with a grant word that names the scope and states no
+    limit of its own, and only where the limit's sentence (or the one before, for its "they") shares a word of it."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not _SCOPE_WORD.search(claim) \
+            or not _ENTITLEMENT.search(claim) or lexicon.negated(claim) or _OWN_LIMIT.search(claim):
+        return
+    mine = {_fold(t) for t in _parse(claim).term_set}
+    for k, (_, s, p) in enumerate(sents):
+        for scope, limited in lexicon.scoped_limits(p.text):
+            if not {_fold(stem(w)) for w in scope.lower().split()} <= mine:
+                continue
+            about = set(p.term_set) | (sents[k - 1][2].term_set if k and sents[k - 1][1][0] == s[0] else frozenset())
+            if len((mine & about) - {_fold(stem(w)) for w in scope.lower().split()}) >= 2:
+                out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                                  evidence_value=f"{scope} {limited}".strip(), evidence_span=_span(s),
+                                                  confidence=conf["condition"]))
+                return
+
+
+def _exclusion_dropped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A rule restated for every case ("any interruption longer than 12 hours entitles household customers to £50")
+    where the next sentence takes cases out of it ("This does not apply where the interruption was caused by severe
+    weather"). Why: the exclusion is a sentence of its own, so the condition checks, which read the condition words
+    of the sentence the claim aligns to, never see it. Read only for an affirmed claim that says it holds in every
+    case, that states the rule's figures or three of its words, and that names nothing the exclusion adds."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not lexicon.unconditional(claim) \
+            or lexicon.negated(claim):
+        return
+    c = _parse(claim)
+    said = set(c.term_set) | _anchors(c)
+    for k in range(1, len(sents)):
+        lead = lexicon.exclusion_lead(sents[k][2].text)
+        if lead is None or sents[k - 1][1][0] != sents[k][1][0]:
+            continue
+        rule = sents[k - 1][2]
+        shared = said & (set(rule.term_set) | _anchors(rule))
+        figures = _anchors(c) & _anchors(rule)
+        if not (len(shared) >= 3 and (figures or len(shared) >= 4)):
+            continue
+        excluded = set(_parse(sents[k][2].text[lead:]).term_set) - rule.term_set
+        if excluded and not excluded & said:
+            out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                              evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
+                                              confidence=conf["condition"]))
+            return
+
+
 #: An act named by its gerund as a sentence's subject, then denied: "Downgrading to 3.7 is not supported",
 #: "Transferring a ticket to another person is not permitted".
 _GERUND_BANNED = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=[,\u2014\u2013]\s))\s*([A-Za-z]+ing)\b((?:[^,.;:()]|(?<=\d)\.(?=\d)){0,60}?)\s+(?:is|are)\s+"
@@ -7850,8 +7958,22 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         t_terms -= {_fold(stem(w)) for w in "old age aged die died dying death born birth he she they".split()}
     if dims:
         t_terms -= set(_DIMENSION_WORDS) | {"long"}
+    # "which release addressed CVE-2024-31882": asked for a release, of the issue the identifier names; a sentence
+    # that states the identifier is about it (the verb is the abstention's own: "1.8.3 - Fixes CVE-2024-31882")
+    ids = tracker_ids(topic) if wants == "release" else frozenset()
+    if ids:
+        t_terms -= _RELEASE_WORDS
+    owned = _owner_states(whole, topic, dims, sents)
+    if owned is not None:
+        out.differences.append(Difference(slot="false_abstention", claim_value=whole.strip(),
+                                          evidence_value=sents[owned][2].text.strip(), evidence_span=_span(sents[owned][1]),
+                                          confidence=conf["false_abstention"]))
+        return
     if not t_terms and not age:
         return
+    # "repairs in the second year": the period's words are said by its bounds ("between 12 and 24 months")
+    periods = ordinal_periods(topic)
+    period_terms = set().union(*(_parse(topic[a:b]).term_set for _, _, a, b in periods)) & t_terms if periods else set()
     act = next((_fold(t) for t, _ in _parse(topic).terms if _fold(t) in t_terms), "")  # the topic's first word
     # A passage that opens with a label ("Parental leave: employees ...") is about it in every sentence ("21 days'
     # notice is required" gives the notice period for parental leave).
@@ -7865,6 +7987,10 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         if lexicon.is_abstention(p.text) or re.search(r"\b(?:not|no)\s+(?:say|state|mention|specify|disclose)", p.text, re.I):
             continue
         cov = _coverage(t_terms, _with_referent(sents, k) | labels[s[0]])  # "Its headquarters moved ...": the firm before
+        if ids and ids <= tracker_ids(p.text):
+            cov = 1.0
+        if period_terms and t_terms - period_terms and _states_period(p, periods):
+            cov = max(cov, _coverage(t_terms - period_terms, _with_referent(sents, k) | labels[s[0]]))
         if cov < 0.99 and k and sents[k - 1][1][0] == sents[k][1][0] and not names(p.text) \
                 and _coverage(t_terms, p.term_set) > 0:
             # A sentence that names nothing of its own goes on about the one before ("The lecture is on 22 April.
@@ -7884,8 +8010,8 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         # overtime is paid at double time"; not "bank holiday shifts are paid at time and a half" for night shifts)
         rate_asked = not dims or "currency" in dims
         has = {"number": bool(figures) or (rate_asked and cov >= 0.99 and states_multiple(p.text)), "date": bool(p.dates or p.times),
-               "name": bool(names(p.text)),
-               "code": bool(_CODE_VALUE.search(p.text))}
+               "name": bool(names(p.text)) or (wants == "name" and _role_does(p, act)),
+               "code": bool(_CODE_VALUE.search(p.text)), "release": _RELEASE_VALUE.search(p.text) is not None}
         has["place"] = has["name"]
         # A yes/no topic is answered by a sentence about all of it, whatever values it states.
         # (a figure of the kind asked for, when a kind is: "the parking charges" is not answered by "240 spaces")
@@ -7913,6 +8039,52 @@ def _false_abstention_of(claim: str, whole: str, sents, out: FactCheck, conf) ->
         out.differences.append(Difference(slot="false_abstention", claim_value=whole.strip(),
                                           evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
                                           confidence=conf["false_abstention"]))
+
+
+def _states_period(p: _Parsed, periods: list[tuple[float, float, int, int]]) -> bool:
+    """Does ``p`` state one of the periods by its bounds ("between 12 and 24 months" for "the second year")?"""
+    spans = [q for q in p.quantities if q.dimension == "time"]
+    return any(any(abs(q.value - lo) <= 0.01 * hi and q.bound == "min" for q in spans)
+               and any(abs(q.value - hi) <= 0.01 * hi and q.bound == "max" for q in spans) for lo, hi, _, _ in periods)
+
+
+def _role_does(p: _Parsed, act: str) -> bool:
+    """Is the topic's verb ``act`` said in ``p`` of a party named by its role ("the customer pays")? (who pays)"""
+    return bool(act) and any(_fold(t) == act and lexicon.role_before(p.text, q) for t, q in p.terms)
+
+
+#: A topic said of a pronoun's owner: "her finishing time", "his salary", "its price".
+_OWNED_TOPIC = re.compile(r"(her|his|its|their)\s+\w", re.I)
+
+
+def _owner_states(whole: str, topic: str, dims: set[str], sents) -> int | None:
+    """The evidence sentence that states the figure an abstention says is missing of someone the claim itself names
+    ("names Tsige Alemu as runner-up, but doesn't give her finishing time" against "Tsige Alemu was second in
+    14:23.50"), or None. Why: the topic's words are the pronoun and the figure's kind, which the evidence states
+    with the owner's name and the figure alone ("was second in"), so no word of the topic is there to align on.
+    Read only for a figure of the very kind asked (a dimension word: "salary", "height"; a race's "time": an
+    elapsed time, not a clock time), stated in the clause that names the owner (a person for "her" / "his":
+    a name of two or more words), and not given by the claim itself."""
+    m = _OWNED_TOPIC.match(topic)
+    at = whole.find(topic)
+    race = re.search(r"\btime\b", topic, re.I) is not None and not dims
+    if m is None or at < 0 or not (dims or race) or (race and elapsed_times(whole)):
+        return None
+    person = m.group(1).lower() in ("her", "his")
+    owner = next((n for n in names(whole[:at]) if len(n.tokens) >= 2 or not person), None)
+    if owner is None:
+        return None
+    for k, (_, _, p) in enumerate(sents):
+        if not owner.tokens <= words(p.text):
+            continue
+        last = max(re.finditer(r"\b(?:%s)\b" % "|".join(map(re.escape, owner.tokens)), p.text, re.I), key=lambda x: x.end())
+        a, b = last.end(), _piece_bounds(p.text, last.end())[1]
+        if race and any(a <= x < b for x, _ in elapsed_times(p.text)):
+            return k
+        if not race and any(q.kind in dims and a <= q.start < b for q in p.quantities):
+            if not any(any(_equivalent(g, q) for g in _parse(whole).quantities) for q in p.quantities if a <= q.start < b):
+                return k
+    return None
 
 
 #: Words of an abstention that ask for a value rather than name the topic ("the starting location of the
@@ -7945,9 +8117,20 @@ _AGED_AFTER = re.compile(r"[\s-]*(?:years?|yrs?)[\s-]*old\b", re.I)
 _CODE_VALUE = re.compile(r"`[^`]+`|[~/\\][\w.\-/\\]+|\b\w+[._]\w+\.\w+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 
 
+#: Words that ask for a release rather than name the topic ("which release fixed ...", "which build added ...").
+_RELEASE_WORDS = frozenset(_fold(stem(w)) for w in "release releases version versions build builds update updates "
+                           "patch patches firmware".split())
+#: A release's number: "1.8.3", "v2.1", "version 4".
+_RELEASE_VALUE = re.compile(r"\b(?:v|version\s+|release\s+)?\d+(?:\.\d+)+\b|\b(?:version|release|v)\s*\d+\b", re.I)
+#: "which release ...", "what version ...": asked for a release, stated by a version number ("1.8.3").
+_WHICH_RELEASE = re.compile(r"\b(?:which|what)\s+(?:release|version|build|update|patch|firmware(?:\s+version)?)\b")
+
+
 def _asked_kind(text: str) -> str | None:
     # (the verb "address" asks for no place: "it does not address hiding friends")
     t = re.sub(r"\b(?:(?:not|n't|never)\s+(?:\w+\s+)?)address\b", "discuss", text.lower())
+    if _WHICH_RELEASE.search(t):
+        return "release"
     if re.search(r"\bhow\s+(?:much|many|long|far|old|often|big|large|high|tall|heavy|warm|hot|cold|fast|deep|wide)\b|"
                  r"\b(?:price|cost|amount|number|"
                  r"dose|dosage|duration|size|weight|length|percentage|rate|fee|allowance|stipend|salary|wage|budget|"
@@ -7955,7 +8138,11 @@ def _asked_kind(text: str) -> str | None:
         return "number"
     if re.search(r"\bwhere\b|\b(?:location|located|address|venue|headquarter\w*|city|country)\b", t):
         return "place"
-    if re.search(r"\bwhen\b|\b(?:date|day|year|time|hour|deadline)\b", t):
+    # (a "who" before a date word asks for a party: "who pays postage for repairs in the second year")
+    who, when = re.search(r"\bwho(?:m)?\b", t), re.search(r"\bwhen\b|\b(?:date|day|year|time|hour|deadline)\b", t)
+    if who and when and who.start() < when.start():
+        return "name"
+    if when:
         return "date"
     if re.search(r"\bwho\b|\bwhom\b|\bwhich\s+(?:company|person|team|side|club|player|party|firm|candidate|driver|rider|"
                  r"country|city|airline|bank|school|hospital)\b", t):

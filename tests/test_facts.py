@@ -4240,3 +4240,113 @@ def test_session22_wtb2_numbered_steps_in_the_order_the_context_forbids(answer, 
     hits = [check_facts(c.text, sentences(context), after=c.after) for c in claims]
     assert any(d.confidence >= 0.2 and d.kind == "mismatch" for fc in hits for d in fc.differences) == flag, \
         [fc.differences for fc in hits]
+
+
+# -- session 22 (wta2) ---
+@pytest.mark.parametrize("claim, flag", [
+    ("Yes, delayed flights are covered by the travel policy, and medical costs abroad too.", True),
+    ("The travel policy covers delayed flights, so you can claim for them.", True),
+    ("Yes - cancelled events are refunded by the organiser, and tickets are sent by email.", False),
+    # a member of the list the context does cover
+    ("Medical costs abroad are covered by the travel policy.", False),
+])
+def test_session22_wta2_a_denial_bears_on_each_item_of_its_list_and_a_passive_is_read_active(claim, flag):
+    context = ("The travel policy covers medical costs abroad and emergency repatriation. The travel policy does not "
+               "cover lost baggage, delayed flights or cancelled events. The organiser refunds cancelled events in full.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The glass lid can be used in a microwave oven.", True),
+    ("Yes, the glass lid may safely be used in a dishwasher, and on the hob too.", True),
+    ("The glass lid can be used on the hob.", False),
+])
+def test_session22_wta2_can_be_used_is_suitable_for_use(claim, flag):
+    # ("is suitable for use in a microwave" is what "can be used in a microwave" says)
+    context = ("The glass lid is safe to use on the hob. The glass lid is not suitable for use in a microwave oven, "
+               "a grill or a dishwasher.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The release notes don't mention which version resolved SEC-4471.", True),
+    ("The notes don't say what build patched SEC-4471, so check with the vendor.", True),
+    # an issue the notes never name, and an asked value they do not give
+    ("The release notes don't mention which version resolved SEC-5120.", False),
+    ("The notes do not say who reported SEC-4471.", False),
+])
+def test_session22_wta2_an_abstention_on_the_release_of_an_issue_the_notes_name(claim, flag):
+    context = ("Gatehouse release notes.\nv3.2.0 - Closes SEC-4471, a login bypass in the SSO module. Also speeds up "
+               "report exports.\nv3.1.9 - Adds a dark theme.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ana Costa took silver, but the report doesn't give her time.", True),
+    ("Mia Brandt came fourth, but the report doesn't give her time.", False),
+    ("Omar Haddad is the new director, but the article does not mention his salary.", True),
+    ("Lena Fischer is the deputy director, but the article does not mention her salary.", False),
+])
+def test_session22_wta2_an_abstention_on_a_figure_of_someone_the_claim_names(claim, flag):
+    # (the topic is the pronoun and the figure's kind; the evidence states the owner's name and the figure)
+    context = ("Marta Ruiz won the 200m freestyle in 1:55.10. Ana Costa touched second in 1:56.32, with Jade Moore "
+               "third. Mia Brandt, fourth, swam in the final heat at 14:30. Omar Haddad will be paid £180,000 a year "
+               "as director. Lena Fischer joins as deputy director, while the chair, Tom Reed, is paid £40,000.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Every order over £40 ships free of charge to a UK address.", True),
+    ("All orders over £40 ship free of charge, except those going to the Highlands or the Channel Islands.", False),
+    # the rule said for every case of another sentence's rule
+    ("All returns are accepted within 30 days of delivery.", False),
+])
+def test_session22_wta2_a_rule_said_for_every_case_drops_the_next_sentences_exclusion(claim, flag):
+    context = ("Delivery. Orders over £40 ship free of charge to any UK address. This does not apply to deliveries to "
+               "the Highlands or the Channel Islands, which cost £9.95. Returns are accepted within 30 days of delivery.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Lindqvist includes first editions, so you can borrow one on request.", True),
+    ("Yes, the Lindqvist holds signed copies and includes first editions.", True),
+    # a thing the context does not call by that head noun
+    ("Readers can borrow from the Lindqvist Collection on request.", False),
+    ("The reading room includes first editions of local newspapers.", False),
+])
+def test_session22_wta2_a_denial_said_of_a_thing_by_its_kind_and_the_claim_by_its_name(claim, flag):
+    context = ("Readers can borrow from the Lindqvist Collection on request. The collection does not include first "
+               "editions or signed copies. The reading room opens at 9am.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The tenancy agreement doesn't say who pays for boiler servicing in the second year.", True),
+    # a period the context does not bound, and a cost it never names
+    ("The tenancy agreement doesn't say who pays for boiler servicing in the third year.", False),
+    ("The tenancy agreement doesn't say who pays for window cleaning in the second year.", False),
+])
+def test_session22_wta2_an_abstention_on_who_pays_in_a_counted_period_the_context_bounds(claim, flag):
+    # ("the second year" is "between 12 and 24 months"; "who pays" is answered by a party named by its role)
+    context = ("Boiler servicing: the landlord covers it during the first 12 months of the tenancy. Between 12 and 24 "
+               "months, the tenant pays for boiler servicing, and the landlord still pays for major repairs.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Yes - students are admitted free to the permanent gallery on weekdays and weekends, every week of the year.", True),
+    ("Students are admitted free to the permanent gallery on weekdays after 3pm.", False),
+    ("On weekdays students are admitted free to the permanent gallery only in the afternoon.", False),
+])
+def test_session22_wta2_days_the_context_limits_to_a_time_said_without_it(claim, flag):
+    context = ("Students are admitted free to the permanent gallery. On weekdays they are admitted free only "
+               "after 3pm; at weekends entry is free all day. The cafe closes at 5pm.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences

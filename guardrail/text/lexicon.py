@@ -910,9 +910,20 @@ _INCLUDES = re.compile(r"\b(?:(?:comes?|came|coming|ships?|shipped|shipping)\s+w
 @functools.lru_cache(maxsize=16384)  # read for every evidence sentence of every claim's negation sites
 def one_verb(text: str) -> str:
     """``text`` with the phrases that say "includes" ("comes with", "is supplied with") written as it, and a switch
-    turned on or off written with "turn", so the checks that compare the very words two sentences state the other
-    way read them as one verb."""
-    return _SWITCH.sub(lambda m: _SWITCH_AS_TURN[m.group(1).lower()], _INCLUDES.sub("includes", text))
+    turned on or off written with "turn", and "can be used" as "is suitable", so the checks that compare the
+    very words two sentences state the other way read them as one verb."""
+    text = _SWITCH.sub(lambda m: _SWITCH_AS_TURN[m.group(1).lower()], _INCLUDES.sub("includes", text))
+    return _FOR_USE.sub("suitable", _CAN_BE_USED.sub("is suitable", text)) if " use" in text else text
+
+
+#: "can be used on a gas hob" says what "is suitable for use on a gas hob" says: both written "is suitable on a gas hob",
+#: so the word after the verb is where it is used (a denial of either, "cannot", "can't", "can not", "is not
+#: suitable", is left as written). Why: the stemmer keeps "used" apart from "use", a manual's "not suitable for use
+#: on ..." is flipped by an answer's "can be used on ...", and "use" itself would stand where the place should.
+_CAN_BE_USED = re.compile(r"\b(?:can|may)\s+(?:safely\s+)?be\s+used(?=\s+(?:on|in|with|for|during|while|at|under|near|"
+                          r"outdoors|indoors|by)\b)", re.I)
+_FOR_USE = re.compile(r"\bsuitable\s+for\s+use(?=\s+(?:on|in|with|for|during|while|at|under|near|outdoors|indoors|by)\b)",
+                      re.I)
 
 
 #: "switching it off" says what "turning it off" says: a setting's switch named by either verb, its particle within
@@ -1086,3 +1097,115 @@ def step_with_object(earlier: str, later: str) -> str:
 
 
 __all__ += ["step_with_object"]
+
+
+# -- a list's later items, and a passive said the active way ----------------------------------------------------
+#: What ends a list: clause punctuation, or a clause word after a comma ("..., but covers ...").
+_LIST_END = re.compile(r"[.;:!?()]|,\s*(?:but|while|whereas|which|who|so|as|because|though|although|if|unless|when)\b|"
+                       r"\s+(?:but|because|if|unless|when|which|who)\b", re.I)
+_LIST_ITEM = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|nor\s+)?|\s(?:and|or|nor)\s+)([A-Za-z][\w'\u2019-]*)", re.I)
+
+
+def list_items_after(text: str, pos: int) -> list[int]:
+    """The offsets of the later items of a list whose first item ends at ``pos`` (", water damage or normal wear"
+    after "does not cover accidental damage"): each item's first word; empty unless an "and" / "or" / "nor" joins
+    the last item and every item is short (four words or fewer, the last excepted). Why: a denial bears on each
+    item of its list, and the checks that read the words right after a "not" see only the first."""
+    end = _LIST_END.search(text, pos)
+    stop = end.start() if end else len(text)
+    starts: list[int] = []
+    at, joined = pos, False
+    while True:
+        m = _LIST_ITEM.match(text, at, stop)
+        if m is None:
+            break
+        starts.append(m.start(1))
+        joined = joined or re.search(r"\b(?:and|or|nor)\b", m.group(0), re.I) is not None
+        nxt = re.compile(r"(?:[\w'\u2019-]+\s+){0,3}?[\w'\u2019-]+(?=\s*,|\s+(?:and|or|nor)\s)").match(text, m.start(1), stop)
+        if joined or nxt is None:
+            break
+        at = nxt.end()
+    return starts if joined and len(starts) <= 6 else []
+
+
+#: "<thing> is covered by <party>" at a clause's start; the party is up to five words to the clause's end.
+_PASSIVE_BY = re.compile(r"(?:^|(?<=[,;:.!?\u2014\u2013])|(?<=\s[\u2014\u2013-]))(\s*)((?:[A-Za-z][\w'\u2019-]*\s+){0,4}?"
+                         r"[A-Za-z][\w'\u2019-]*)\s+(?:is|are|was|were)\s+([a-z]+(?:ed|en))\s+by\s+"
+                         r"((?:[\w'\u2019-]+\s+){0,4}?[\w'\u2019-]+)(?=\s*(?:[,;:.!?\u2014\u2013]|$))")
+
+
+def active_voice(text: str) -> str:
+    """``text`` with each affirmed passive clause "<thing> is <verb>ed by <party>" written as "<party> <verb>ed
+    <thing>" ("water damage is covered by the warranty" -> "the warranty covered water damage"). Why: the checks that
+    read what a "not" bears on compare a subject and the words after its verb ("the warranty does not cover water
+    damage"); a claim that says the same act in the passive puts those words the other way round. A clause with a
+    denying word is left as it is."""
+    def active(m: re.Match[str]) -> str:
+        if DENYING.search(m.group(0)) or m.group(2).split()[0].lower() in ("it", "this", "that", "there", "which", "who"):
+            return m.group(0)
+        return f"{m.group(1)}{m.group(4)} {m.group(3)} {m.group(2)}"
+    return _PASSIVE_BY.sub(active, text) if " by " in text else text
+
+
+__all__ += ["list_items_after", "active_voice"]
+
+
+# -- an exclusion said of the rule before it ----------------------------------------------------------------------
+#: "This does not apply where ...", "These payments are not made if ...": a sentence that takes cases out of the rule
+#: the sentence before states, by a pronoun or a short noun phrase that points back to it.
+_EXCLUSION_LEAD = re.compile(
+    r"\s*(?:this|these|that|it|such|the\s+(?:above|scheme|guarantee|offer|payment|payments|compensation|rule|policy|"
+    r"discount|refund|standard|benefit))(?:\s+(?:payment|payments|compensation|guarantee|offer|rule|discount|refund))?\s+"
+    r"(?:(?:does|do|will)\s+not|doesn['\u2019]t|don['\u2019]t|won['\u2019]t)\s+apply\s+(?:where|if|when|to|in|for|during|on)\b",
+    re.I)
+
+
+def exclusion_lead(sentence: str) -> int | None:
+    """Where the cases a sentence takes out of the rule before it begin ("This does not apply where | the
+    interruption was caused by severe weather"), or None. Why: a claim that restates the rule for every case
+    ("any interruption longer than 12 hours entitles you to £50") drops the exclusion, and the condition checks read
+    only the rule's own sentence, where no condition word stands."""
+    m = _EXCLUSION_LEAD.match(sentence)
+    return m.end() if m else None
+
+
+__all__ += ["exclusion_lead"]
+
+
+# -- a party named by its role ------------------------------------------------------------------------------------
+#: The parties a policy names by their role rather than by name ("the customer pays the postage").
+_PARTY_ROLE = re.compile(r"\b(?:the|each|every|a|an)\s+(?:customer|buyer|purchaser|seller|tenant|landlord|owner|"
+                         r"employer|employee|member|applicant|passenger|guest|client|patient|student|user|policyholder|"
+                         r"hirer|borrower|lender|retailer|manufacturer|insurer|council|sender|recipient)s?\s+(?:\w+\s+)?$",
+                         re.I)
+
+
+def role_before(text: str, pos: int) -> bool:
+    """Is the verb at ``pos`` said of a party named by its role ("the customer | pays the cost of postage"), at most
+    one word between? Why: "who pays" is answered by a role as often as by a name, and a name finder sees no name."""
+    return _PARTY_ROLE.search(text[max(0, pos - 40):pos]) is not None
+
+
+__all__ += ["role_before"]
+
+
+# -- a limit of one scope ---------------------------------------------------------------------------------------
+#: "On weekdays they are valid only after 9:30am": a clause that opens with the days or times it is said of, then
+#: limits what it says to a time ("only after", "only before", "only until", "only between", "only from").
+_SCOPED_LIMIT = re.compile(
+    r"(?:^|(?<=[;.]\s))\s*(?:on|at|during)\s+(weekdays|weekends|sundays|saturdays|public\s+holidays|bank\s+holidays|"
+    r"weekday\s+\w+|weekend\s+\w+|sunday\s+\w+|saturday\s+\w+|school\s+days|term\s+days)\s*,?\s+"
+    r"([^;.]{0,60}?\bonly\s+(?:after|before|until|from|between)\s+[^;.,]{1,30})", re.I)
+
+
+def scoped_limits(sentence: str) -> list[tuple[str, str]]:
+    """(the scope's words, the limited statement) for each clause of ``sentence`` that opens with a scope and limits
+    its statement to a time ("On weekdays they are valid only after 9:30am" -> ("weekdays", "they are valid only after
+    9:30am")). Why: a claim that says the thing holds on those days ("passes are accepted on weekdays and weekends")
+    drops the limit, and aligns to the rule's general sentence, where no condition word stands."""
+    if "only" not in sentence.lower():
+        return []
+    return [(m.group(1), m.group(2)) for m in _SCOPED_LIMIT.finditer(sentence)]
+
+
+__all__ += ["scoped_limits"]

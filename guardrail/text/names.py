@@ -18,8 +18,8 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "bracket_tags", "quotations", "TITLES",
-           "ORG_WORDS", "affiliations"]
+__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "tracker_ids",
+           "bracket_tags", "quotations", "TITLES", "ORG_WORDS", "affiliations"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
                    "minister senator judge justice professor doctor mayor governor king queen prince princess lord "
@@ -315,3 +315,14 @@ def quotations(text: str) -> tuple[Name, ...]:
     if not any(q in text for q in "'\u2018\"\u201c"):
         return ()
     return tuple(Name(m.start(1), m.end(1), m.group(1)) for m in _QUOTATION.finditer(text))
+
+
+#: A tracker's identifier: an upper-case prefix, a hyphen and digits ("CVE-2024-31882", "JIRA-221", "RFC-9110").
+_TRACKER_ID = re.compile(r"\b[A-Z][A-Z0-9]{1,9}(?:-\d+)+\b")
+
+
+def tracker_ids(text: str) -> frozenset[str]:
+    """The tracker identifiers ``text`` names ("CVE-2024-31882"), upper-cased. Why: such an identifier names one
+    issue and nothing else, so a sentence that states it is about that issue whatever verb either side uses
+    ("addressed" / "fixes"); ``codes`` leaves them out, as their digits read as figures elsewhere."""
+    return frozenset(m.group(0).upper() for m in _TRACKER_ID.finditer(text)) if "-" in text else frozenset()

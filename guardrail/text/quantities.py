@@ -1114,3 +1114,36 @@ def counts_alike(a: str, b: str) -> bool:
     spectators" is its rival only when the two nouns are read as one slot."""
     x, y = a.partition(":")[2], b.partition(":")[2]
     return a.startswith("count:") and b.startswith("count:") and x != y and x in _AUDIENCE and y in _AUDIENCE
+
+
+#: A race's or a lap's elapsed time as results state it: minutes and seconds with hundredths ("14:23.50") or hours,
+#: minutes and seconds ("2:04:17"); a bare "14:23" is a clock time.
+_ELAPSED = re.compile(r"(?<![\d:.])\d{1,2}:[0-5]\d(?:\.\d{1,3}|:[0-5]\d(?:\.\d{1,3})?)(?![\d:])")
+
+
+def elapsed_times(text: str) -> list[tuple[int, int]]:
+    """The offsets of each elapsed time ``text`` states ("second in 14:23.50"). Why: the figure parser reads
+    "14:23.50" as the clock time 14:23 and a figure 23.50, and a question about someone's finishing time is
+    answered by neither reading."""
+    return [(m.start(), m.end()) for m in _ELAPSED.finditer(text)] if ":" in text else []
+
+
+__all__.append("elapsed_times")
+
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_ORDINAL_PERIOD = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(year|month|week|day)\b", re.I)
+
+
+def ordinal_periods(text: str) -> list[tuple[float, float, int, int]]:
+    """(start, end) in seconds of each counted period ``text`` names, with its offsets: "the second year" ->
+    (one year, two years). Why: a rule states such a period by its bounds ("between 12 and 24 months"), and a
+    sentence that says "in the second year" asks about the same span in other words."""
+    out = []
+    for m in _ORDINAL_PERIOD.finditer(text):
+        n, unit = _ORDINALS[m.group(1).lower()], PERIOD_SECONDS[m.group(2).lower()]
+        out.append(((n - 1) * unit, n * unit, m.start(), m.end()))
+    return out
+
+
+__all__.append("ordinal_periods")

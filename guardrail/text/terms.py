@@ -46,7 +46,10 @@ _IRREGULAR = {"children": "child", "women": "woman", "men": "man", "people": "pe
         ("throw", "threw thrown"), ("draw", "drew drawn"), ("break", "broke broken"), ("rise", "risen"),
         ("hide", "hid hidden"), ("strike", "struck"), ("swim", "swam"), ("sing", "sang sung"), ("wear", "wore worn"),
         ("freeze", "froze frozen"), ("steal", "stole stolen"), ("forget", "forgot forgotten"), ("seek", "sought"),
-        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"), ("win", "won"))
+        ("fight", "fought"), ("sleep", "slept"), ("feed", "fed"), ("lend", "lent"), ("deal", "dealt"), ("win", "won"),
+        # (British spellings of the same noun: "the licence" is the "Apache License")
+        ("license", "licence licences licenced licencing"), ("defense", "defence defences"),
+        ("offense", "offence offences"))
     for form in forms.split()}
 
 
