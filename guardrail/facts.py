@@ -1313,6 +1313,15 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
 _LEAD_KEY = re.compile(r"[^:;,.\d]{1,40}:\s")
 
 
+def _counted_by_its_words(q: Quantity, p: _Parsed, e: Quantity) -> bool:
+    """A count the context states with another noun, the claim's noun a word the context states it with: "176
+    starters" of "176 riders started the race". Why: the counted noun is a word choice; the figure is stated."""
+    if q.kind != "count" or e.kind != "count" or q.dimension == e.dimension:
+        return False
+    noun = q.dimension.partition(":")[2][:5]
+    return len(noun) == 5 and any(t.startswith(noun) for t in _local_terms(p, e))
+
+
 def _keyed_alike(field: str, sentence: str) -> bool:
     """Does a structured field's key share a word with the key that opens the sentence ("checked max: 23 kg" and
     "Checked: one bag up to 23 kg")? Such a sentence is the field's own line of the record, however many of its
@@ -2230,6 +2239,12 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             # raised again to 500 MB" for "the limit is now 500 MB"): the claim gives the current value.
             out.numbers_matched += 1
             out.reworded.append(f"{q.text} (the current value; {conflict[1].text} is superseded)")
+            continue
+        by_words = next((e for k, e, _ in pool if math.isclose(q.magnitude, e.magnitude)
+                         and _counted_by_its_words(q, sents[k][2], e)), None) if conflict is None else None
+        if by_words is not None:
+            out.numbers_matched += 1  # "176 starters" of "176 riders started the race"
+            out.reworded.append(f"{q.text} = {by_words.text}")
             continue
         out.numbers_unmatched.append(q.text)
         if conflict is None and q.dimension and q.kind not in ("",):
@@ -5079,13 +5094,14 @@ def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_te
     mc, me = (None if _what_may_happen(claim) else mc), (None if _what_may_happen(e_text) else me)
     # (both sides a ban, however worded, deny the same thing: "won't be able to use Elm Grove" / "Elm Grove will be
     # closed to vehicles"; their "not"s are no polarity to compare, whichever verbs the bans bear on)
-    both_deny = mc == me and mc in ("forbidden", "optional", "discouraged")
+    # ("Avoid harsh cleaners" / "Do not use abrasive cleaners": a discouraged act and a banned one deny it alike)
+    both_deny = (mc == me and mc in ("forbidden", "optional", "discouraged")) or {mc, me} == {"forbidden", "discouraged"}
     if mc and me and not (_modal_verb(claim) & _modal_verb(e_text) & shared):
         mc = me = None  # the modal words bear on other verbs than the ones both sides share
     if {mc, me} == {"forbidden", "required"} and _UNLESS.search(e_text if me == "forbidden" else claim):
         return  # "may not enter unless you wear goggles" is "goggles are required to enter"
     # "must" where the source says "should", "can" or "may": an overclaim.
-    stronger = mc == "required" and me in ("recommended", "allowed")
+    stronger = mc == "required" and me in ("recommended", "allowed") and not (me == "allowed" and lexicon.only_allowed(e_text))
     if mc and me and mc != me and re.match(r"\s*(?:if|unless|when|provided)\b", e_text, re.I) \
             and not re.search(r"\b(?:if|unless|when|provided)\b", claim, re.I):
         mc = me = None  # "If you earn more than the limit, you cannot contribute": a case, not the rule the claim states

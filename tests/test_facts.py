@@ -4350,3 +4350,54 @@ def test_session22_wta2_days_the_context_limits_to_a_time_said_without_it(claim,
                "after 3pm; at weekends entry is free all day. The cafe closes at 5pm.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Dogs have to stay in the rear carriage.", False),   # "allowed only in" is a place they must stay
+    ("Dogs have to be muzzled on board.", False),
+])
+def test_session22_an_allowance_only_in_one_place_is_where_one_must_stay(claim, flag):
+    context = "Dogs are allowed only in the rear carriage of the train. Dogs must be muzzled on board."
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.slot == "modality"]) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim", [
+    "Avoid bleach or harsh sprays on the oak worktop.",          # discouraged against a ban: both deny it
+    "The guide also says not to put the blade in the dishwasher.",  # a ban reported
+])
+def test_session22_a_discouraged_act_or_a_reported_ban_denies_like_a_ban(claim):
+    context = ("Do not use bleach or harsh sprays on the oak worktop. Wipe spills at once. Do not put the blade in the "
+               "dishwasher.")
+    fc = check_facts(claim, sentences(context))
+    assert not [d for d in fc.differences if d.slot in ("negation", "modality")], fc.differences
+
+
+def test_session22_a_count_the_context_states_with_another_noun_is_stated():
+    context = "Some 2,418 runners started the marathon in heavy rain, and 2,101 of them finished."
+    fc = check_facts("Of the 2,418 starters, 2,101 finished.", sentences(context))
+    assert not fc.numbers_unmatched and not fc.differences, (fc.numbers_unmatched, fc.differences)
+    fc = check_facts("Of the 2,481 starters, 2,101 finished.", sentences(context))
+    assert fc.numbers_unmatched
+
+
+def test_session22_a_value_keyed_per_a_figure_counts_the_keys_first_word():
+    # "kwh per 100 cycles: 49" is 49 kWh per 100 cycles, not 49 cycles
+    context = "The dryer uses 176 kWh per 100 cycles and is rated energy class B."
+    record = "model: D-200; energy class: B"
+    assert not [d for d in check_facts("kwh per 100 cycles: 176", sentences(context), record=record).differences
+                if d.kind == "mismatch"]
+    assert [d for d in check_facts("kwh per 100 cycles: 167", sentences(context), record=record).differences
+            if d.kind in ("mismatch", "not_stated")]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("The filter should be replaced every 6 months.", False),
+    ("The filter should be replaced every 12 months.", True),
+])
+def test_session22_a_part_replaced_as_upkeep_is_no_superseded_value(claim, flag):
+    context = ("Descale the kettle every 4 weeks in hard-water areas. The filter should be replaced every 6 months, and "
+               "the base unit checked at 2 years.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, fc.differences
+    assert not [d for d in fc.differences if d.slot == "superseded"], fc.differences

@@ -170,7 +170,10 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
         r"never(?!\s+(?:has|have|had|needs?|needed)\s+to)|(?:is|are|be|been|remains?)\s+(?:closed|shut|off[- ]limits)\s+to|"
         # "won't be able to use Elm Grove": an ability denied is a ban
         r"(?:will\s+not|won['\u2019]t|(?:is|are)\s+not|(?:is|are)n['\u2019]t)\s+(?:be\s+)?(?:able|allowed|permitted)\s+to|"
-        r"(?:is|are|be|been)\s+barred)\b", re.I)),
+        r"(?:is|are|be|been)\s+barred|"
+        # a ban reported: "The leaflet also says not to take more than 4 tablets", "tells you not to drive"
+        r"(?:says?|said|tells?|told|instructs?|instructed|warns?|warned)\s+(?:you\s+|users\s+|patients\s+|people\s+)?not\s+to)\b",
+        re.I)),
     ("optional", re.compile(
         r"\b(?:optional|not\s+(?:required|mandatory|obligatory|compulsory)|need\s+not|needn['\u2019]t|"
         r"never\s+(?:has|have|had|needs?|needed)\s+to|don['\u2019]t\s+(?:have|need)\s+to|"
@@ -1209,3 +1212,19 @@ def scoped_limits(sentence: str) -> list[tuple[str, str]]:
 
 
 __all__ += ["scoped_limits"]
+
+
+#: An allowance that only some place, time or case has: "Pets are allowed only on the outer deck", "may only be used
+#: indoors", "can be parked only in bay 4".
+_ONLY_ALLOWED = re.compile(r"\b(?:(?:allowed|permitted|may|can)\s+(?:be\s+\w+\s+)?only|only\s+(?:be\s+)?(?:allowed|permitted))\b"
+                           r"(?=\s+(?:on|in|at|inside|outside|within|during|between|for|with|from|when|if|after|before|by|via)\b)", re.I)
+
+
+def only_allowed(text: str) -> bool:
+    """Does ``text`` allow something only in some place, time or case? Why: "Pets are allowed only on the outer deck"
+    says pets must stay there; a claim that they "have to stay on the outer deck" says the same, not a duty
+    where the context gives a permission."""
+    return _ONLY_ALLOWED.search(text) is not None
+
+
+__all__ += ["only_allowed"]

@@ -712,6 +712,8 @@ def _counted_alike(qs: list[Quantity], text: str) -> list[Quantity]:
             continue
         if q.is_word and q.magnitude == 0:
             continue  # "a 100% reduction, so the bill is zero": nothing, in no unit
+        if re.fullmatch(r"\s*:\s*", text[prev.end:q.start]) and re.search(r"\bper\s+$", text[max(0, prev.start - 6):prev.start], re.I):
+            continue  # "goals per 90 minutes: 0.6": the key's rate, not 0.6 minutes
         if prev.kind in ("percent", "points") and q.magnitude > 100:
             continue  # "a 25% increase, to finish on 2,000": no share is over a hundred per cent
         if re.search(r"\b(?:aged?|ages|age\s+of)\s*$", text[:q.start], re.I):
@@ -906,8 +908,17 @@ def _parse_quantities(text: str) -> list[Quantity]:
                         and (not approx_only or " of" in prev.group(0)):
                     dim = "count:" + _stem_noun(prev.group(1))
                     counted_key = keyed and word.endswith("s") and _stem_noun(word) != word
+                    per_key = re.search(r"(?:^|[;,{\"(\n])\s*([A-Za-z]+)[^;,{\"(\n:]*\bper\s+\d[\d,.]*\s+\S+\s*:\s*$",
+                                        text[max(0, start - 60):start]) if keyed else None
+                    if per_key is not None:
+                        # "kwh per 100 cycles: 49" counts no cycles: the key's rate names its first word's unit
+                        first = per_key.group(1).lower()
+                        dim, counted_key = "", False
+                        if first in _UNIT_TABLE and _UNIT_TABLE[first][0] not in ("temperature",) and len(first) > 1:
+                            dim, unit = _UNIT_TABLE[first][0], first
+                            value = mag * _UNIT_TABLE[first][1]
                     if keyed and word in _UNIT_TABLE and _UNIT_TABLE[word][0] not in ("temperature",) and len(word) > 1 \
-                            and not re.search(r"\bper\s+\S+\s*:\s*$", text[max(0, start - 30):start], re.I):
+                            and not re.search(r"\bper\s+(?:\S+\s+)?\S+\s*:\s*$", text[max(0, start - 30):start], re.I):
                         # a key that names the unit: "battery mah: 5300", "weight kg: 70" (a JSON field's key in words)
                         dim, unit = _UNIT_TABLE[word][0], word
                         value = mag * _UNIT_TABLE[word][1]
