@@ -47,7 +47,7 @@ from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, num
 from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, names, quotations, \
     spelled_out, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, parse_quantities, parts_of_whole, same_value, \
-    states_multiple
+    states_multiple, written_with_scale
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -1750,14 +1750,18 @@ def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
 
 def _rate_pairs(texts: list[_Parsed]) -> list[tuple[Quantity, Quantity]]:
     """Two rates a text gives as a change from one to the other: "from 4.6% to 4.1%", "4.1%, down from 4.6%",
+    "18.2% of the market, up from 16.5%",
     "40% in 2021 to 50% in 2023", "91.5% at the end of 2023 to 94.0%" (not a rate and the size of its change:
     "... 50%, an increase of 25 percent")."""
     out = []
     for p in texts:
         qs = [q for q in p.quantities if q.kind == "percent" and 0 < q.magnitude <= 100]
         for a, b in zip(qs, qs[1:]):
+            # (a share of something, then its change: "18.2% of the market, up from 16.5%"; with "up/down from" only:
+            # "40% of men and 30% of women" are two groups, not a change)
             if re.fullmatch(r"\s*(?:(?:in|at|by|on|as\s+of|for)\s+(?:[^\s%]+\s+){1,5}?)?(?:,\s*)?(?:(?:up|down)\s+from|to|from|and|-|\u2013)\s*",
-                            p.text[a.end:b.start], re.I):
+                            p.text[a.end:b.start], re.I) or re.fullmatch(
+                    r"\s*of\s+(?:[^\s%]+\s+){1,6}?(?:,\s*)?(?:up|down)\s+from\s*", p.text[a.end:b.start], re.I):
                 out.append((a, b))
     return out[:8]
 
@@ -1787,6 +1791,19 @@ def _points_as_percent(q: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> s
             if math.isclose(q.magnitude, rel, rel_tol=tol):
                 return f"{a.text} and {b.text}: {diff:g} points apart ({rel:.1f}% is the relative change)"
     return None
+
+
+def _points_of_a_percent(c: _Parsed, q: Quantity, pairs: list[tuple[Quantity, Quantity]],
+                         pool: list[tuple[int, Quantity, str]]) -> tuple[int, Quantity] | None:
+    """(sentence, figure) of a per cent the context states with the claim's words, which the claim gives as a
+    change in percentage points, where the context gives the rate's own change as two rates ("a share of 18.2%,
+    up from 16.5%. Registrations rose 15%" for "an 18.2% share, up 15 percentage points"). Why: a relative
+    growth is no difference of shares; the two rates say what the points are. Read only of a claim in points
+    that no pair of rates accounts for, and only where the context states a pair (its own, not the claim's)."""
+    if not any(not any(a is x for x in c.quantities) for a, _ in pairs):
+        return None
+    return next(((k, e) for k, e, text in pool if e.kind == "percent" and math.isclose(e.magnitude, q.magnitude)
+                 and _near_terms(c, text, e.start, e.end) >= 1), None)
 
 
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "",
@@ -2178,6 +2195,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.differences.append(Difference(slot="percent_points", claim_value=q.text, evidence_value=swapped,
                                               confidence=conf["percent_points"]))
             continue
+        growth = _points_of_a_percent(c, q, rates_here, pool) if q.kind == "points" else None
+        if growth is not None:
+            k, e = growth
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(Difference(slot="percent_points", claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end),
+                                              confidence=conf["percent_points"]))
+            continue
         if q.dimension == "time" and math.isclose(q.value, 7 * 86400.0) and re.match(r"\s*(?:a|per|each|every)\s+week\b", c.text[q.end:], re.I) \
                 and all(re.search(rf"\b{d}", all_days, re.I) for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")):
             out.numbers_matched += 1  # "open seven days a week": the context gives hours for every day of the week
@@ -2194,6 +2219,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         other_unit = next(((k, e) for k, e, text in pool if _slot(q, e) in ("unit", "currency", "scale")
                            and _near_terms(c, text, e.start, e.end) >= 1), None) \
             if q.dimension and not any(_equivalent(q, e) for _, e, _ in pool) else None
+        if other_unit is None and not q.dimension and written_with_scale(q.text) \
+                and not any(_equivalent(q, e) for _, e, _ in pool):
+            # A bare figure too ("for around 33 billion of them" against "For about 33 million of them"): its own
+            # digits before another scale word, with two of the claim's words by it (a bare figure has no unit that
+            # says what it counts); the sentence need not be the one the rest of the claim aligns to.
+            other_unit = next(((k, e) for k, e, text in pool if not e.dimension and written_with_scale(e.text)
+                               and _slot(q, e) == "scale" and _near_terms(c, text, e.start, e.end) >= 2), None)
         if other_unit is not None:
             k, e = other_unit
             out.numbers_unmatched.append(q.text)

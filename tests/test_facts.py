@@ -4240,3 +4240,35 @@ def test_session22_wtb2_numbered_steps_in_the_order_the_context_forbids(answer, 
     hits = [check_facts(c.text, sentences(context), after=c.after) for c in claims]
     assert any(d.confidence >= 0.2 and d.kind == "mismatch" for fc in hits for d in fc.differences) == flag, \
         [fc.differences for fc in hits]
+
+
+# -- session 22 (wtd) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a bare figure the context states at another scale word, where the claim's words stand by it
+    ("The survey catalogued close to 2.4 billion galaxies across the southern sky and obtained redshifts for roughly "
+     "12 billion of them.", True),
+    ("The archive holds 4.5 million photographs; about 300 million of them have been digitised.", True),
+    # faithful: the context's own scales
+    ("The survey catalogued 2.4 billion galaxies, and redshifts were obtained for roughly 12 million of them.", False),
+    ("The archive holds 4.5 million photographs; about 300 thousand of them have been digitised.", False),
+])
+def test_session22_wtd_a_bare_figure_at_another_scale(claim, flag):
+    context = ("The survey catalogued almost 2.4 billion galaxies across the southern sky. For about 12 million of "
+               "them, redshifts were also obtained with the spectrograph. The archive holds 4.5 million photographs. "
+               "About 300 thousand of them have been digitised so far.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a relative growth the context gives in per cent, said of a share in percentage points
+    ("Solar supplied 11.4% of the grid's power in 2024, up 22 percentage points on 2023.", True),
+    # faithful: the share's own change in points, and the growth as a per cent
+    ("Solar supplied 11.4% of the grid's power in 2024, up 1.6 percentage points on 2023.", False),
+    ("Solar output grew 22% in 2024 and supplied 11.4% of the grid's power.", False),
+])
+def test_session22_wtd_a_relative_growth_given_as_percentage_points(claim, flag):
+    context = ("Solar panels supplied 11.4% of the grid's power in 2024, up from 9.8% in 2023. Solar output "
+               "grew 22% over the year, while coal generation fell 30%.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
