@@ -1530,11 +1530,28 @@ def _clause_of(text: str, pos: int) -> str:
     return text[lo:hi]
 
 
+#: The words that make a value of the same clause an old one ("which were previously 20p per day").
+_OLD_IN_CLAUSE = re.compile(r"\b(?:previously|formerly|originally|used\s+to|initially|at\s+first|was|were|"
+                            r"(?:the\s+)?(?:previous|former|old|original|earlier)\s+\w+)\b", re.I)
+_CLAUSE_JOINT = re.compile(r",\s+(?:and|but|while|whereas)\s|;\s|\s[\u2013\u2014]\s", re.I)
+
+
+def _own_clause(claim: str, pos: int) -> str:
+    """The coordinated clause of ``claim`` that holds ``pos`` ("..., and children's items no longer attract fines"
+    is another). Why: a claim talks of old values only in the clause that holds its figure; a "no longer" said of
+    another thing in another clause does not make its "20p per day" an old value the claim knows is old."""
+    lo = max((m.end() for m in _CLAUSE_JOINT.finditer(claim, 0, pos)), default=0)
+    hi = next((m.start() for m in _CLAUSE_JOINT.finditer(claim, pos)), len(claim))
+    return claim[lo:hi]
+
+
 def _current_of(e: Quantity, k: int, sents, pool: list[tuple[int, Quantity, str]], claim: str, q: Quantity) -> bool:
     """``q`` is what the context changed ``e`` to, in up to three steps of :func:`_superseded`."""
     where = {id(x): j for j, x, _ in pool}
+    own = _own_clause(claim, q.start)
+    strict = own != claim and _talks_of_old_values(claim)
     for _ in range(3):
-        newer = _superseded(e, sents[k][2].text, [t for t in pool if sents[t[0]][1][0] == sents[k][1][0]], claim)
+        newer = _superseded(e, sents[k][2].text, [t for t in pool if sents[t[0]][1][0] == sents[k][1][0]], own, strict)
         if newer is None:
             return False
         if _equivalent(q, newer):
@@ -1549,10 +1566,16 @@ _CHANGED_FROM = re.compile(r"\b(?:cut|cuts|raised?|raises|increas\w*|reduc\w*|lo
 _PRICED_FROM = re.compile(r"\b(?:start(?:s|ed|ing)?|priced|available|costing)\s+from\s*$", re.I)
 
 
-def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
-    """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
+def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str,
+                strict: bool = False) -> Quantity | None:
+    """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days").
+    ``strict``: another clause of the claim talks of old values (``_own_clause``), so ``e`` is read as old only by
+    a cue of its own clause ("which were previously 20p per day"), not one earlier in its sentence."""
     if _talks_of_old_values(claim):
         return None  # the claim itself talks about the old value
+    if strict and not _OLD_IN_CLAUSE.search(_clause_of(sent_text, e.start)) \
+            and not _CHANGED_FROM.search(sent_text[max(0, e.start - 60):e.start]):
+        return None
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     if from_to and _PRICED_FROM.search(lead) and not re.match(r"\s*to\b", sent_text[e.end:e.end + 6], re.I):
@@ -2033,7 +2056,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         if hit is not None:
             k, e = hit
             same_doc = [p for p in pool if sents[p[0]][1][0] == sents[k][1][0] and abs(p[0] - k) <= 2]
-            newer = _superseded(e, sents[k][2].text, same_doc, c.text)
+            own = _own_clause(c.text, q.start)
+            newer = _superseded(e, sents[k][2].text, same_doc, own, own != c.text and _talks_of_old_values(c.text))
             if newer is not None and not any(_equivalent(x, newer) for x in claim_qs):
                 out.differences.append(Difference(
                     slot="superseded", claim_value=q.text, evidence_value=f"{newer.text} (current; {e.text} is superseded)",

@@ -4272,3 +4272,17 @@ def test_session22_wtd_a_relative_growth_given_as_percentage_points(claim, flag)
                "grew 22% over the year, while coal generation fell 30%.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # the old value given as current, where another clause of the claim says "no longer" of something else
+    ("Late returns of laptops cost £2 per day, capped at £20, and tablets no longer incur a charge.", True),
+    # faithful: the current value with the same clause; and a claim that talks of the old value itself
+    ("Late returns of laptops cost £5 per day, capped at £20, and tablets no longer incur a charge.", False),
+    ("Late returns of laptops used to cost £2 per day and now cost £5.", False),
+])
+def test_session22_wtd_an_old_value_given_as_current_beside_another_clauses_no_longer(claim, flag):
+    context = ("From 1 March, tablets no longer incur a late-return charge. Laptop late fees, which were previously "
+               "£2 per day, are now £5 per day, capped at £20 per loan.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
