@@ -2799,6 +2799,9 @@ def _shifted_time(t: TimeValue, c: _Parsed, sents, near) -> str | None:
 #: (not a bare "was": nearly every past sentence has one, and a past date is no superseded one)
 _OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|initially|until|no\s+longer|"
                        r"(?:was|were)\s+(?:first\s+)?(?:scheduled|planned|set|due|supposed|expected|meant))\b", re.I)
+#: A change of date or time named with its old end: "has moved from October 2025 (to ...)".
+_MOVED_FROM = re.compile(r"\b(?:moved|changed|postponed|rescheduled|pushed\s+back|brought\s+forward|delayed|shifted|"
+                         r"put\s+back|revised|switched)\s+(?:\w+\s+){0,2}?from\s+$", re.I)
 _NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}on|starting|effective|new|"
                        r"from\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
                        r"from\s+\d{4}\b|from\s+(?:the\s+)?(?:start|beginning|end)\s+of\b|"
@@ -2888,7 +2891,9 @@ def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer:
     lead = lead[max((m.end() for m in re.finditer(r"[,;:()]|\s[-\u2013\u2014]+\s", lead)), default=0):]
     # (a value right after "until" is when something ends, not an old value: "Check-in remains open until 13:15")
     old_word = _OLD_TIME.search(re.sub(r"\b(?:until|till)\s+(?:about\s+|around\s+)?$", "", lead))
-    if not old_word and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
+    # (or the start of a change: "has moved from October 2025 to January 2026", whose "to" says the new one)
+    moved_from = _MOVED_FROM.search(lead) is not None
+    if not old_word and not moved_from and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
         return None  # the old-value word must be in the value's own clause ("until all hours -- ... as Tuesday")
     best = None
     for j in range(max(0, k - 2), min(len(sents), k + 3)):
@@ -2899,7 +2904,8 @@ def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer:
             if not newer(o) or (j == k and o.start < e.end):
                 continue
             # Said of now: in the words before it in its own sentence, or after the old value in the same one.
-            if not _NEW_TIME.search(other.text[e.end if j == k else 0:o.start if j == k else len(other.text)]):
+            if not _NEW_TIME.search(other.text[e.end if j == k else 0:o.start if j == k else len(other.text)]) \
+                    and not (moved_from and j == k and re.fullmatch(r"\s*to\s+", other.text[e.end:o.start])):
                 continue
             # The new value in the claim's slot: the one with the claim's words beside it ("closes at 6 pm").
             fit = _slot_fit(c, other.text, o.start, o.end)

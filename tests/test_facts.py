@@ -4286,3 +4286,19 @@ def test_session22_wtd_an_old_value_given_as_current_beside_another_clauses_no_l
                "£2 per day, are now £5 per day, capped at £20 per loan.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a date the context moved "from" to another, given as the current one
+    ("The new stadium is expected to open in August 2026.", True),
+    ("Orders placed this week are due to be dispatched on 3 June.", True),
+    # faithful: the new date, and a claim that says the date moved
+    ("The new stadium is expected to open in March 2027.", False),
+    ("The stadium's opening was pushed back from August 2026 to March 2027.", False),
+])
+def test_session22_wtd_a_date_moved_from_given_as_current(claim, flag):
+    context = ("Because of a steel shortage, the expected opening of the new stadium has been pushed back from "
+               "August 2026 to March 2027. Dispatch of orders placed this week has changed from 3 June to 10 June "
+               "owing to the bank holiday.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
