@@ -47,7 +47,7 @@ from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, num
 from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, ordinal_periods, parse_quantities, \
-    parts_of_whole, same_value, states_multiple
+    parts_of_whole, same_value, states_multiple, written_with_scale
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -1542,11 +1542,28 @@ def _clause_of(text: str, pos: int) -> str:
     return text[lo:hi]
 
 
+#: The words that make a value of the same clause an old one ("which were previously 20p per day").
+_OLD_IN_CLAUSE = re.compile(r"\b(?:previously|formerly|originally|used\s+to|initially|at\s+first|was|were|"
+                            r"(?:the\s+)?(?:previous|former|old|original|earlier)\s+\w+)\b", re.I)
+_CLAUSE_JOINT = re.compile(r",\s+(?:and|but|while|whereas)\s|;\s|\s[\u2013\u2014]\s", re.I)
+
+
+def _own_clause(claim: str, pos: int) -> str:
+    """The coordinated clause of ``claim`` that holds ``pos`` ("..., and children's items no longer attract fines"
+    is another). Why: a claim talks of old values only in the clause that holds its figure; a "no longer" said of
+    another thing in another clause does not make its "20p per day" an old value the claim knows is old."""
+    lo = max((m.end() for m in _CLAUSE_JOINT.finditer(claim, 0, pos)), default=0)
+    hi = next((m.start() for m in _CLAUSE_JOINT.finditer(claim, pos)), len(claim))
+    return claim[lo:hi]
+
+
 def _current_of(e: Quantity, k: int, sents, pool: list[tuple[int, Quantity, str]], claim: str, q: Quantity) -> bool:
     """``q`` is what the context changed ``e`` to, in up to three steps of :func:`_superseded`."""
     where = {id(x): j for j, x, _ in pool}
+    own = _own_clause(claim, q.start)
+    strict = own != claim and _talks_of_old_values(claim)
     for _ in range(3):
-        newer = _superseded(e, sents[k][2].text, [t for t in pool if sents[t[0]][1][0] == sents[k][1][0]], claim)
+        newer = _superseded(e, sents[k][2].text, [t for t in pool if sents[t[0]][1][0] == sents[k][1][0]], own, strict)
         if newer is None:
             return False
         if _equivalent(q, newer):
@@ -1561,10 +1578,16 @@ _CHANGED_FROM = re.compile(r"\b(?:cut|cuts|raised?|raises|increas\w*|reduc\w*|lo
 _PRICED_FROM = re.compile(r"\b(?:start(?:s|ed|ing)?|priced|available|costing)\s+from\s*$", re.I)
 
 
-def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str) -> Quantity | None:
-    """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days")."""
+def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str]], claim: str,
+                strict: bool = False) -> Quantity | None:
+    """The current value when ``e`` is an old one ("was 22 days until 2023 ... is now 25 days").
+    ``strict``: another clause of the claim talks of old values (``_own_clause``), so ``e`` is read as old only by
+    a cue of its own clause ("which were previously 20p per day"), not one earlier in its sentence."""
     if _talks_of_old_values(claim):
         return None  # the claim itself talks about the old value
+    if strict and not _OLD_IN_CLAUSE.search(_clause_of(sent_text, e.start)) \
+            and not _CHANGED_FROM.search(sent_text[max(0, e.start - 60):e.start]):
+        return None
     lead = sent_text[max(0, e.start - 60):e.start]
     from_to = re.search(r"\bfrom\s*$", lead, re.I)
     if from_to and _PRICED_FROM.search(lead) and not re.match(r"\s*to\b", sent_text[e.end:e.end + 6], re.I):
@@ -1766,14 +1789,18 @@ def _spelled_out(c: _Parsed, q: Quantity) -> str | None:
 
 def _rate_pairs(texts: list[_Parsed]) -> list[tuple[Quantity, Quantity]]:
     """Two rates a text gives as a change from one to the other: "from 4.6% to 4.1%", "4.1%, down from 4.6%",
+    "18.2% of the market, up from 16.5%",
     "40% in 2021 to 50% in 2023", "91.5% at the end of 2023 to 94.0%" (not a rate and the size of its change:
     "... 50%, an increase of 25 percent")."""
     out = []
     for p in texts:
         qs = [q for q in p.quantities if q.kind == "percent" and 0 < q.magnitude <= 100]
         for a, b in zip(qs, qs[1:]):
+            # (a share of something, then its change: "18.2% of the market, up from 16.5%"; with "up/down from" only:
+            # "40% of men and 30% of women" are two groups, not a change)
             if re.fullmatch(r"\s*(?:(?:in|at|by|on|as\s+of|for)\s+(?:[^\s%]+\s+){1,5}?)?(?:,\s*)?(?:(?:up|down)\s+from|to|from|and|-|\u2013)\s*",
-                            p.text[a.end:b.start], re.I):
+                            p.text[a.end:b.start], re.I) or re.fullmatch(
+                    r"\s*of\s+(?:[^\s%]+\s+){1,6}?(?:,\s*)?(?:up|down)\s+from\s*", p.text[a.end:b.start], re.I):
                 out.append((a, b))
     return out[:8]
 
@@ -1803,6 +1830,19 @@ def _points_as_percent(q: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> s
             if math.isclose(q.magnitude, rel, rel_tol=tol):
                 return f"{a.text} and {b.text}: {diff:g} points apart ({rel:.1f}% is the relative change)"
     return None
+
+
+def _points_of_a_percent(c: _Parsed, q: Quantity, pairs: list[tuple[Quantity, Quantity]],
+                         pool: list[tuple[int, Quantity, str]]) -> tuple[int, Quantity] | None:
+    """(sentence, figure) of a per cent the context states with the claim's words, which the claim gives as a
+    change in percentage points, where the context gives the rate's own change as two rates ("a share of 18.2%,
+    up from 16.5%. Registrations rose 15%" for "an 18.2% share, up 15 percentage points"). Why: a relative
+    growth is no difference of shares; the two rates say what the points are. Read only of a claim in points
+    that no pair of rates accounts for, and only where the context states a pair (its own, not the claim's)."""
+    if not any(not any(a is x for x in c.quantities) for a, _ in pairs):
+        return None
+    return next(((k, e) for k, e, text in pool if e.kind == "percent" and math.isclose(e.magnitude, q.magnitude)
+                 and _near_terms(c, text, e.start, e.end) >= 1), None)
 
 
 def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, asked: str = "",
@@ -2032,7 +2072,8 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         if hit is not None:
             k, e = hit
             same_doc = [p for p in pool if sents[p[0]][1][0] == sents[k][1][0] and abs(p[0] - k) <= 2]
-            newer = _superseded(e, sents[k][2].text, same_doc, c.text)
+            own = _own_clause(c.text, q.start)
+            newer = _superseded(e, sents[k][2].text, same_doc, own, own != c.text and _talks_of_old_values(c.text))
             if newer is not None and not any(_equivalent(x, newer) for x in claim_qs):
                 out.differences.append(Difference(
                     slot="superseded", claim_value=q.text, evidence_value=f"{newer.text} (current; {e.text} is superseded)",
@@ -2194,6 +2235,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.differences.append(Difference(slot="percent_points", claim_value=q.text, evidence_value=swapped,
                                               confidence=conf["percent_points"]))
             continue
+        growth = _points_of_a_percent(c, q, rates_here, pool) if q.kind == "points" else None
+        if growth is not None:
+            k, e = growth
+            out.numbers_unmatched.append(q.text)
+            out.differences.append(Difference(slot="percent_points", claim_value=q.text, evidence_value=e.text,
+                                              evidence_span=_span(sents[k][1], e.start, e.end),
+                                              confidence=conf["percent_points"]))
+            continue
         if q.dimension == "time" and math.isclose(q.value, 7 * 86400.0) and re.match(r"\s*(?:a|per|each|every)\s+week\b", c.text[q.end:], re.I) \
                 and all(re.search(rf"\b{d}", all_days, re.I) for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")):
             out.numbers_matched += 1  # "open seven days a week": the context gives hours for every day of the week
@@ -2210,6 +2259,13 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
         other_unit = next(((k, e) for k, e, text in pool if _slot(q, e) in ("unit", "currency", "scale")
                            and _near_terms(c, text, e.start, e.end) >= 1), None) \
             if q.dimension and not any(_equivalent(q, e) for _, e, _ in pool) else None
+        if other_unit is None and not q.dimension and written_with_scale(q.text) \
+                and not any(_equivalent(q, e) for _, e, _ in pool):
+            # A bare figure too ("for around 33 billion of them" against "For about 33 million of them"): its own
+            # digits before another scale word, with two of the claim's words by it (a bare figure has no unit that
+            # says what it counts); the sentence need not be the one the rest of the claim aligns to.
+            other_unit = next(((k, e) for k, e, text in pool if not e.dimension and written_with_scale(e.text)
+                               and _slot(q, e) == "scale" and _near_terms(c, text, e.start, e.end) >= 2), None)
         if other_unit is not None:
             k, e = other_unit
             out.numbers_unmatched.append(q.text)
@@ -2765,6 +2821,9 @@ def _shifted_time(t: TimeValue, c: _Parsed, sents, near) -> str | None:
 #: (not a bare "was": nearly every past sentence has one, and a past date is no superseded one)
 _OLD_TIME = re.compile(r"\b(?:used\s+to|previously|formerly|originally|initially|until|no\s+longer|"
                        r"(?:was|were)\s+(?:first\s+)?(?:scheduled|planned|set|due|supposed|expected|meant))\b", re.I)
+#: A change of date or time named with its old end: "has moved from October 2025 (to ...)".
+_MOVED_FROM = re.compile(r"\b(?:moved|changed|postponed|rescheduled|pushed\s+back|brought\s+forward|delayed|shifted|"
+                         r"put\s+back|revised|switched)\s+(?:\w+\s+){0,2}?from\s+$", re.I)
 _NEW_TIME = re.compile(r"\b(?:now|currently|as\s+of|since|from\s+(?:\w+\s+){0,2}on|starting|effective|new|"
                        r"from\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
                        r"from\s+\d{4}\b|from\s+(?:the\s+)?(?:start|beginning|end)\s+of\b|"
@@ -2854,7 +2913,9 @@ def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer:
     lead = lead[max((m.end() for m in re.finditer(r"[,;:()]|\s[-\u2013\u2014]+\s", lead)), default=0):]
     # (a value right after "until" is when something ends, not an old value: "Check-in remains open until 13:15")
     old_word = _OLD_TIME.search(re.sub(r"\b(?:until|till)\s+(?:about\s+|around\s+)?$", "", lead))
-    if not old_word and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
+    # (or the start of a change: "has moved from October 2025 to January 2026", whose "to" says the new one)
+    moved_from = _MOVED_FROM.search(lead) is not None
+    if not old_word and not moved_from and not re.match(r"[^,;.]{0,30}?\b(?:until|till)\b", text[e.end:]):
         return None  # the old-value word must be in the value's own clause ("until all hours -- ... as Tuesday")
     best = None
     for j in range(max(0, k - 2), min(len(sents), k + 3)):
@@ -2865,7 +2926,8 @@ def _superseded_time(k: int, e: DateValue | TimeValue, sents, c: _Parsed, newer:
             if not newer(o) or (j == k and o.start < e.end):
                 continue
             # Said of now: in the words before it in its own sentence, or after the old value in the same one.
-            if not _NEW_TIME.search(other.text[e.end if j == k else 0:o.start if j == k else len(other.text)]):
+            if not _NEW_TIME.search(other.text[e.end if j == k else 0:o.start if j == k else len(other.text)]) \
+                    and not (moved_from and j == k and re.fullmatch(r"\s*to\s+", other.text[e.end:o.start])):
                 continue
             # The new value in the claim's slot: the one with the claim's words beside it ("closes at 6 pm").
             fit = _slot_fit(c, other.text, o.start, o.end)

@@ -4401,3 +4401,65 @@ def test_session22_a_part_replaced_as_upkeep_is_no_superseded_value(claim, flag)
     flagged, fc = _findings(claim, context)
     assert flagged == flag, fc.differences
     assert not [d for d in fc.differences if d.slot == "superseded"], fc.differences
+
+
+# -- session 22 (wtd) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a bare figure the context states at another scale word, where the claim's words stand by it
+    ("The survey catalogued close to 2.4 billion galaxies across the southern sky and obtained redshifts for roughly "
+     "12 billion of them.", True),
+    ("The archive holds 4.5 million photographs; about 300 million of them have been digitised.", True),
+    # faithful: the context's own scales
+    ("The survey catalogued 2.4 billion galaxies, and redshifts were obtained for roughly 12 million of them.", False),
+    ("The archive holds 4.5 million photographs; about 300 thousand of them have been digitised.", False),
+])
+def test_session22_wtd_a_bare_figure_at_another_scale(claim, flag):
+    context = ("The survey catalogued almost 2.4 billion galaxies across the southern sky. For about 12 million of "
+               "them, redshifts were also obtained with the spectrograph. The archive holds 4.5 million photographs. "
+               "About 300 thousand of them have been digitised so far.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a relative growth the context gives in per cent, said of a share in percentage points
+    ("Solar supplied 11.4% of the grid's power in 2024, up 22 percentage points on 2023.", True),
+    # faithful: the share's own change in points, and the growth as a per cent
+    ("Solar supplied 11.4% of the grid's power in 2024, up 1.6 percentage points on 2023.", False),
+    ("Solar output grew 22% in 2024 and supplied 11.4% of the grid's power.", False),
+])
+def test_session22_wtd_a_relative_growth_given_as_percentage_points(claim, flag):
+    context = ("Solar panels supplied 11.4% of the grid's power in 2024, up from 9.8% in 2023. Solar output "
+               "grew 22% over the year, while coal generation fell 30%.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # the old value given as current, where another clause of the claim says "no longer" of something else
+    ("Late returns of laptops cost £2 per day, capped at £20, and tablets no longer incur a charge.", True),
+    # faithful: the current value with the same clause; and a claim that talks of the old value itself
+    ("Late returns of laptops cost £5 per day, capped at £20, and tablets no longer incur a charge.", False),
+    ("Late returns of laptops used to cost £2 per day and now cost £5.", False),
+])
+def test_session22_wtd_an_old_value_given_as_current_beside_another_clauses_no_longer(claim, flag):
+    context = ("From 1 March, tablets no longer incur a late-return charge. Laptop late fees, which were previously "
+               "£2 per day, are now £5 per day, capped at £20 per loan.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a date the context moved "from" to another, given as the current one
+    ("The new stadium is expected to open in August 2026.", True),
+    ("Orders placed this week are due to be dispatched on 3 June.", True),
+    # faithful: the new date, and a claim that says the date moved
+    ("The new stadium is expected to open in March 2027.", False),
+    ("The stadium's opening was pushed back from August 2026 to March 2027.", False),
+])
+def test_session22_wtd_a_date_moved_from_given_as_current(claim, flag):
+    context = ("Because of a steel shortage, the expected opening of the new stadium has been pushed back from "
+               "August 2026 to March 2027. Dispatch of orders placed this week has changed from 3 June to 10 June "
+               "owing to the bank holiday.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

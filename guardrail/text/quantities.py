@@ -149,6 +149,16 @@ _SCALE_WORDS: dict[str, float] = {
     "hundred": 1e2, "thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "mln": 1e6,
     "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12, "crore": 1e7, "lakh": 1e5,
 }
+_WRITTEN_SCALE = re.compile(r"\d\s*(?:thousand|million|billion|trillion|mn|bn|tn)\b", re.I)
+
+
+def written_with_scale(text: str) -> bool:
+    """Is a figure's text its digits before a scale word ("33 million", "1.8bn")? Why: the same digits before
+    another scale word ("33 billion") are the commonest slip in copying a large count, which a figure with no unit
+    can be read for only by its written scale (a bare "33,000,000" or "33" says nothing of one)."""
+    return _WRITTEN_SCALE.search(text) is not None
+
+
 _ONES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
