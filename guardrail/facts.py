@@ -2590,7 +2590,7 @@ def _dates(c: _Parsed, sents, support, near, out: FactCheck, conf, scores: Seque
             if conflict is None else None
         if far is not None:
             out.dates_matched += 1  # stated in a sentence the claim aligns to less well, and contradicted nowhere near
-            if not any(d.text in p.text for _, _, p in sents):
+            if d.day is not None and (d.month is not None or d.year is not None) and not any(d.text in p.text for _, _, p in sents):
                 # (in another form: read in the evidence's terms as a date the aligned sentence states is, "expires on 31
                 # December 2024, so set up your account before then" against "expires on 31/12/2024. ... before that date")
                 out.reworded.append(d.text)
@@ -4599,6 +4599,9 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     if not mine:
         return
     who, what, _, _, who_text = mine[0]
+    at = claim.find(who_text)
+    if re.search(r"\s(?:and|&)\s", who_text) or (at > 0 and re.search(r"\b(?:and|&)\s+(?:the\s+)?$", claim[:at], re.I)):
+        return  # (two parties said to say it: "The President and the Interior Minister emphasised that A and B" may share it out)
     # A statement of one word ("complained about the noise") is read only where the context says it with
     # the same verb of saying: one shared word and any verb would tie any two parties.
     verb = _SAY.search(claim)
@@ -4638,6 +4641,10 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
     if owner is not None:
         if any(same_party(e_who_text) for e_who_text in owner[1]):
             return  # (the claim's party is given these very words in the context)
+        # (a person the context quotes only under a description, and who says nothing else in it, may be the claim's:
+        # "The former White Sox star said, '... makes no sense'" of Frank Thomas; RAGTruth labels such claims faithful)
+        if mine_named and not spoke and all(_described(e_who_text) for e_who_text in owner[1]):
+            return
         agree, best = 0.0, (1.0, *owner[0])
     # The claim's party must speak in the context too, saying something else, or be a party the context names
     # without giving it this statement ("The National Audit Office described the target as 'pure fantasy'" where
@@ -4685,6 +4692,12 @@ def _quote_owner(claim: str, saying, sents) -> tuple[tuple, list[str]] | None:
                     first = first or (sent, ea, eb, e_who_text)
                     parties.append(e_who_text)
     return (first, parties) if first is not None else None
+
+
+def _described(party: str) -> bool:
+    """Is a party named by a description, its last word no name ("the former White Sox star", "a spokesman")?"""
+    last = re.findall(r"[A-Za-z][\w'\u2019-]*", party)
+    return bool(last) and last[-1][0].islower()
 
 
 def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:

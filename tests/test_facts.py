@@ -4463,3 +4463,18 @@ def test_session22_wtd_a_date_moved_from_given_as_current(claim, flag):
                "owing to the bank holiday.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # two parties said to say it may share it out
+    ("The mayor and the police chief stressed that the march was peaceful and that no arrests were made.", False),
+    # a person quoted only under a description may be the claim's
+    ('Former captain Dan Okoro said moving the final "makes no sense."', False),
+    # a named speaker who says something else is still the wrong party for a quote
+    ('Coach Ellie Rand said moving the final "makes no sense."', True),
+])
+def test_session22_two_parties_or_a_described_speaker_are_no_wrong_attribution(claim, flag):
+    context = ('"The march was peaceful," the mayor said. "No arrests were made," police chief Ana Ruiz said. The former '
+               'captain said, "Moving the final makes no sense!" Coach Ellie Rand said the squad was ready.')
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
