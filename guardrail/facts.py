@@ -1313,6 +1313,36 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
 _LEAD_KEY = re.compile(r"[^:;,.\d]{1,40}:\s")
 
 
+#: Two amounts a text equates: "€1 = £0.85", "1 EUR = 0.85 GBP", "one euro is worth 85p".
+_EQUATED = re.compile(r"\s*(?:=|is\s+worth|buys|equals)\s*")
+
+
+def _at_stated_rate(q: Quantity, c: _Parsed, sents) -> str | None:
+    """How a claim's amount in one currency is another amount the context states, converted at an exchange rate the
+    context or the claim states ("€1 = £0.85": €129 is about £110); None when no such rate gives it. Why: a
+    conversion at the source's own rate is a faithful rewording, which the currency check reads as the wrong
+    currency."""
+    rates = []
+    for p in [c] + [p for _, _, p in sents]:
+        qs = p.quantities
+        for a, b in zip(qs, qs[1:]):
+            if a.kind == b.kind == "currency" and a.dimension != b.dimension and a.value and _EQUATED.fullmatch(p.text[a.end:b.start]):
+                rates.append((a, b))
+    in_rate = {id(x) for pair in rates for x in pair}
+    if not rates or id(q) in in_rate or any(_equivalent(q, x) for pair in rates for x in pair):
+        return None  # (the rate's own figures are stated as written)
+    tol = 0.05 if q.approx else 0.006
+    for a, b in rates:
+        for x, y in ((a, b), (b, a)):
+            if y.dimension != q.dimension:
+                continue
+            for e in (e for _, _, p in sents for e in p.quantities):
+                if e.dimension == x.dimension and id(e) not in in_rate and e.value and \
+                        math.isclose(e.value / x.value * y.value, q.value, rel_tol=tol):
+                    return f"{e.text} at {a.text} = {b.text}"
+    return None
+
+
 def _counted_by_its_words(q: Quantity, p: _Parsed, e: Quantity) -> bool:
     """A count the context states with another noun, the claim's noun a word the context states it with: "176
     starters" of "176 riders started the race". Why: the counted noun is a word choice; the figure is stated."""
@@ -1964,6 +1994,11 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.numbers_unmatched.append(q.text)
             out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=f"{lo.text}–{hi.text}",
                                               evidence_span=_span(sents[k][1], lo.start, hi.end), confidence=conf["bound"]))
+            continue
+        converted = _at_stated_rate(q, c, sents) if q.kind == "currency" else None
+        if converted is not None:
+            out.numbers_matched += 1  # "€129 ... comes to roughly £110" where the context gives "€1 = £0.85"
+            out.reworded.append(f"{q.text} = {converted}")
             continue
         if id(q) in operands_used:
             out.numbers_matched += 1
@@ -4762,6 +4797,9 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         n1, n2 = found[i], found[j]
         if n1.tokens & n2.tokens:
             continue  # (names that share a word are no two parties told apart: "Taubman", "Robert Taubman")
+        gap = claim[n1.end:n2.start] if n1.start < n2.start else ""
+        if _LIST_JOIN.fullmatch(gap) and not any(lexicon.is_action(w) for w in re.findall(r"[A-Za-z]+", gap)):
+            continue  # (two items of a list, in any order: "one USB-A port and two USB-C ports" has no roles)
         joined = _role_link(claim, n1, n2, a_text, e_names)
         if joined is not None:
             break
@@ -4775,6 +4813,10 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+#: What joins two items of a list: a comma, "and" or "or", with at most three words either side ("port and two").
+_LIST_JOIN = re.compile(r"\s*(?:[^\s,;]+\s+){0,3}?(?:,\s*(?:and\s+|or\s+)?|(?:and|or)\s+)(?:[^\s,;]+\s+){0,3}", re.I)
 
 
 def _role_link(claim: str, n1: Name, n2: Name, a_text: str, e_names: list[Name]) -> tuple[Name, Name, Name, Name] | None:

@@ -4478,3 +4478,23 @@ def test_session22_two_parties_or_a_described_speaker_are_no_wrong_attribution(c
                'captain said, "Moving the final makes no sense!" Coach Ellie Rand said the squad was ready.')
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
+
+
+def test_session22_items_of_a_list_in_another_order_have_no_roles():
+    context = ("The Brio 3 dock has two HDMI ports, one DisplayPort output, an SD card slot and a USB-A port for a "
+               "keyboard.")
+    fc = check_facts("The Brio 3 dock has a USB-A port, an SD card slot, one DisplayPort output and two HDMI ports.",
+                     sentences(context))
+    assert not [d for d in fc.differences if d.slot == "role"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("A 90-minute session costs $60, which at $1 = C$1.37 is about C$82.", False),
+    ("A 90-minute session costs $60, which at the stated rate is about C$82.", False),
+    ("A 90-minute session costs $60, which at the stated rate is about C$92.", True),
+])
+def test_session22_an_amount_converted_at_the_stated_rate_is_a_rewording(claim, flag):
+    context = ("Sessions last 90 minutes and cost $60. Canadian visitors are charged in CAD at the day's rate; on 3 June "
+               "it was $1 = C$1.37.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

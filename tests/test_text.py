@@ -316,3 +316,18 @@ def test_session22_a_race_time_is_a_duration_not_a_clock_time():
     assert not [x for x in q if x.text == "31.07"]
     assert not parse_times("3. Chiara Volpe (ITA) 2:31.07")
     assert [t.text for t in parse_times("The bus leaves at 10:30. It is due at 11:45.")] == ["10:30", "11:45"]
+
+
+@pytest.mark.parametrize("text, values", [
+    ("She closed with a six-under-par 66 to finish on eleven under, two clear.", [-6.0, 66.0, -11.0]),
+    ("Park is three over par after two rounds.", [3.0]),
+    ("Children under 12 play free.", [12.0]),          # a number after "under" is a bound, no score
+])
+def test_session22_a_golf_score_against_par_is_a_signed_figure(text, values):
+    assert [q.value for q in parse_quantities(text) if q.kind in ("change", "") or q.dimension.startswith("count")][:len(values)] == values
+
+
+def test_session22_a_run_of_hyphenated_scores_is_one_figure_each():
+    qs = parse_quantities("He carded rounds of 71-67-69-70 at Troon.")
+    assert [q.text for q in qs] == ["71", "67", "69", "70"]
+    assert not parse_quantities("Version 2024-05-14 was released.")  # a date is no run of scores

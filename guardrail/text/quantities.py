@@ -442,6 +442,35 @@ _ORDINAL_WORD_HIGH = re.compile(
     + "|".join(w for w in _ORDINAL_WORDS if _ORDINAL_WORDS[w] > 10) + r"))\b(?!-)", re.I)
 
 
+#: A golf score against par: "seven-under-par", "14 under par", "finished on fourteen under," (a number before "under",
+#: so no bound: "under 12" is one).
+_TO_PAR = re.compile(rf"\b(?P<n>\d{{1,2}}|{_WORDNUM})[- ](?P<side>under|over)(?:(?P<par>[- ]par)\b|(?=\s*(?:[,.;)]|$|\s+(?:for|after|"
+                     r"overall|to|with|and|in|at|on)\b)))", re.I)
+_GOLF = re.compile(r"\b(?:birdies?|bogeys?|eagles?|golf|round of|rounds of|the cut)\b", re.I)
+
+
+#: A run of three or more figures joined by hyphens: a golfer's rounds "70-68-70-66" (not a date "2024-05-14": each
+#: part has two or three digits, and no four-digit year opens it).
+_SCORE_RUN = re.compile(r"(?<![\w.\-/])\d{2,3}(?:-\d{2,3}){2,}(?![\w.\-/])")
+
+
+def _to_par(text: str) -> list[Quantity]:
+    """Golf scores against par as signed changes: "seven-under-par" is the -7 a results table writes "(−7)", "three
+    over" the +3. Why: the claim "finished at −14" restates "finished on fourteen under", which no other reading
+    equates."""
+    out = []
+    for m in _TO_PAR.finditer(text):
+        if not m.group("par") and "par" not in text.lower() and not _GOLF.search(text):
+            continue
+        n = float(m.group("n")) if m.group("n").isdigit() else number_word_value(m.group("n"))
+        if n is None:
+            continue
+        v = -n if m.group("side").lower() == "under" else n
+        out.append(Quantity(start=m.start(), end=m.end(), text=m.group(0), magnitude=v, value=v, dimension="change",
+                            unit="", bound=None, approx=False, digits=len(str(int(n))), is_word=not m.group("n").isdigit()))
+    return out
+
+
 def _ordinals(text: str) -> list[Quantity]:
     out = []
     high = [(m.start(), m.end(), _ORDINAL_WORDS[m.group("word").lower()] if m.group("word")
@@ -658,6 +687,21 @@ def parse_quantities(text: str) -> list[Quantity]:
     if _ORDINAL.search(text) or ("th" in text and (_ORDINAL_WORD.search(text) or _ORDINAL_WORD_HIGH.search(text))) \
             or ("-first" in text or "-second" in text or "-third" in text) and _ORDINAL_WORD_HIGH.search(text):
         extra += sorted(_ordinals(text), key=lambda q: q.start)
+    if ("under" in text or "over" in text) and ("par" in text or _GOLF.search(text)):
+        extra += _to_par(text)
+    if "-" in text:
+        # "rounds of 70-68-70-66": each figure of a run of three or more, counted as the first is
+        runs = [(m.start(), m.group(0)) for m in _SCORE_RUN.finditer(text)]
+        for start, run in runs:
+            first = next((q for q in out if q.start == start), None)
+            pos = start
+            for k, part in enumerate(run.split("-")):
+                if k and first is not None:
+                    v = float(part)
+                    extra.append(replace(first, start=pos, end=pos + len(part), text=part, magnitude=v,
+                                         value=v * (first.value / first.magnitude if first.magnitude else 1.0),
+                                         digits=_sig_digits(part), bound=None, approx=False))
+                pos += len(part) + 1
     if extra:
         # A share's or a half's parts are not figures of their own; a bound word before them is theirs
         # ("about three in five", "just over half a minute").
