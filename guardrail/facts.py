@@ -212,6 +212,8 @@ class FactCheck:
     extra_wording: list[str] = field(default_factory=list)
     names_missing: list[str] = field(default_factory=list)
     abstention: bool = False
+    #: what a source covers, said of it ("it only describes the programmes and their temperatures"): topics, no facts
+    coverage_note: bool = False
     injection: bool = False
     #: a structured field whose closed-set value the context states in another form ("female" / "woman")
     field_stated: bool = False
@@ -276,7 +278,8 @@ class FactCheck:
     def non_factual(self) -> bool:
         """An abstention the context does not refute, and whose account of what the sources do say is not wrong: not
         a claim about the world."""
-        return self.abstention and not any(d.slot == "false_abstention" or d.kind == "mismatch" for d in self.differences)
+        return (self.abstention or self.coverage_note) \
+            and not any(d.slot == "false_abstention" or d.kind == "mismatch" for d in self.differences)
 
 
 def floor_score(check: FactCheck) -> float:
@@ -423,6 +426,9 @@ def check_facts(
         top = max(own)
         near += [k for k in range(len(parsed)) if top > 0 and own[k] >= 0.5 * top and k not in near]
 
+    if lexicon.describes_coverage(claim, subject) and not c.quantities and not c.dates:
+        out.coverage_note = True  # (said of the source, with no figure or date of its own to check)
+        return out
     if lexicon.is_abstention(claim):
         out.abstention = True
         _false_abstention(claim, sents, idf, out, conf)

@@ -4498,3 +4498,15 @@ def test_session22_an_amount_converted_at_the_stated_rate_is_a_rewording(claim, 
                "it was $1 = C$1.37.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, coverage", [
+    ("it only describes the walking routes, their gradients and some parking spots.", True),
+    ("The leaflet mainly discusses fire exits and assembly points.", True),
+    ("It only covers flights from Leeds.", False),                   # what a policy covers is a fact
+    ("The leaflet explains that the meeting point is Gate 4.", False),  # "explains that" states a fact
+])
+def test_session22_what_a_source_covers_said_of_it_is_no_fact_to_check(claim, coverage):
+    context = "Route A climbs 240 m over 6 km. Parking is at Mill Lane. Fire exits are on every floor."
+    fc = check_facts(claim, sentences(context))
+    assert fc.coverage_note == coverage and fc.non_factual == coverage, fc

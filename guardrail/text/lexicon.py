@@ -1228,3 +1228,34 @@ def only_allowed(text: str) -> bool:
 
 
 __all__ += ["only_allowed"]
+
+
+#: A source named as such: "the passage", "the discharge advice", "this leaflet".
+_SOURCE_NOUN = (r"(?:passages?|documents?|texts?|context|sources?|articles?|advice|leaflets?|notices?|pages?|guides?|"
+                r"handouts?|summary|excerpts?|information)")
+#: What a source covers, said of the source: "it only describes the programmes, their temperatures ...", "The leaflet
+#: covers showering, lifting and wound care" (topics, not what it states about them).
+_COVERAGE = re.compile(r"\s*(?:(?:it|they)|(?:the|this|that|these|your)\s+(?:[a-z]+\s+)?" + _SOURCE_NOUN + r")\s+"
+                       r"(?P<only>only\s+|just\s+|also\s+|mainly\s+|instead\s+)?(?:describes?|discuss(?:es)?|focus(?:es)?\s+on|"
+                       r"talks?\s+about|is\s+about|are\s+about|explains?|outlines?|covers?)\b(?!\s+(?:that|how\s+much|how\s+many)\b)",
+                       re.I)
+
+
+def describes_coverage(text: str, subject: str | None = None) -> bool:
+    """Does ``text`` say what a source covers ("it only describes the programmes and their temperatures")? Why: after
+    an abstention an answer often says what the source is about instead; it names topics, not facts about them, and
+    checked as a claim its loose topic words ("their temperatures") read as things the context never states. A
+    leading "it" counts only when it refers to a source (``subject``)."""
+    m = _COVERAGE.match(text)
+    if m is None:
+        return False
+    if re.match(r"\s*(?:it|they)\b", text, re.I):
+        sourced = subject is not None and re.search(r"\b" + _SOURCE_NOUN + r"\b", subject, re.I) is not None
+        if re.search(r"\bcovers?\b", m.group(0), re.I):
+            return sourced  # ("It only covers flights from Leeds": what a policy or a ticket covers is a fact)
+        # (a pronoun's source: named, or told by "only", which sets what it says against what it does not say)
+        return sourced or bool(m.group("only") and m.group("only").strip().lower() in ("only", "just"))
+    return True
+
+
+__all__ += ["describes_coverage"]

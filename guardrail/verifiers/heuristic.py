@@ -448,8 +448,9 @@ class HeuristicVerifier:
             return ClaimVerdict(
                 claim_id=p.item.claim.id, label=Label.unevaluatable, confidence=0.0, hallucination_score=0.0,
                 evidence_ids=sorted({w.evidence_id for w in p.item.windows}), non_factual=True,
-                reason="non-factual: an abstention (the answer says the sources do not state this, and no evidence "
-                       "sentence states it)",
+                reason="non-factual: what the sources cover, said of them (topics, no fact to check)" if fc.coverage_note
+                else "non-factual: an abstention (the answer says the sources do not state this, and no evidence "
+                     "sentence states it)",
                 verifier=name or self.name,
             )
         # Monotone: a named mismatch floors the score at the precision of its kind (guardrail.facts).
