@@ -1319,6 +1319,35 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
 _LEAD_KEY = re.compile(r"[^:;,.\d]{1,40}:\s")
 
 
+#: "five times", "3x", "2.5 ×": a figure that multiplies.
+_TIMES_AFTER = re.compile(r"\s*(?:times\b|[x\u00d7](?![\w]))", re.I)
+
+
+def _multiple_of_own(q: Quantity, c: _Parsed, claim_qs: list[Quantity], stated: list[Quantity]) -> str | None:
+    """How a multiple the claim states ("more than five times its £75,000 goal") is the ratio of two figures of one
+    kind, one of them the claim's own ("roughly £413,000", or the context's "£412,780"), within its bound or its
+    rounding; None otherwise. The claim's figures are checked against the context on their own, so the multiple
+    holds only where they do."""
+    def usable(x: Quantity) -> bool:
+        return x is not q and bool(x.dimension) and x.kind not in ("percent", "ordinal", "change") and bool(x.value)
+    own = [x for x in claim_qs if usable(x)]
+    dims = {x.dimension for x in own}
+    figures = own + [e for e in stated[:64] if usable(e) and e.dimension in dims]
+    tol = 0.1 if q.approx or q.is_word else 0.02
+    for a, b in combinations(figures, 2):
+        if a.dimension != b.dimension or not (any(a is x for x in own) or any(b is x for x in own)):
+            continue
+        big, small = (a, b) if a.value >= b.value else (b, a)
+        ratio = big.value / small.value
+        # (a bound says the next whole multiple is not reached: "more than five times" is 5.5, not 3,177)
+        ok = q.magnitude < ratio < q.magnitude + 1 if q.bound in ("gt", "min") \
+            else q.magnitude - 1 < ratio < q.magnitude if q.bound in ("lt", "max") \
+            else math.isclose(ratio, q.magnitude, rel_tol=tol)
+        if ok and ratio > 1:
+            return f"{big.text} / {small.text} ({ratio:.2f})"
+    return None
+
+
 #: Two amounts a text equates: "€1 = £0.85", "1 EUR = 0.85 GBP", "one euro is worth 85p".
 _EQUATED = re.compile(r"\s*(?:=|is\s+worth|buys|equals)\s*")
 
@@ -2001,6 +2030,23 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.differences.append(Difference(slot="bound", claim_value=q.text, evidence_value=f"{lo.text}–{hi.text}",
                                               evidence_span=_span(sents[k][1], lo.start, hi.end), confidence=conf["bound"]))
             continue
+        multiple = _multiple_of_own(q, c, claim_qs, [e for _, e, _ in pool]) \
+            if not q.dimension and _TIMES_AFTER.match(c.text, q.end) else None
+        if multiple is not None:
+            out.numbers_matched += 1  # "roughly £413,000 ..., more than five times its £75,000 goal"
+            out.reworded.append(f"{q.text} times = {multiple}")
+            continue
+        if not q.dimension and _TIMES_AFTER.match(c.text, q.end):
+            own = [x for x in claim_qs if x is not q and x.dimension and x.kind not in ("percent", "ordinal", "change") and x.value]
+            pair = [(a, b) for a, b in combinations(own, 2) if a.dimension == b.dimension]
+            if len(pair) == 1:
+                # (the claim's own two figures give another multiple: "£96,000, more than four times the £30,000 target")
+                big, small = sorted(pair[0], key=lambda x: -x.value)
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(slot="number", claim_value=f"{q.text} times",
+                                                  evidence_value=f"{big.text} / {small.text} = {big.value / small.value:.2f}",
+                                                  confidence=conf["number"]))
+                continue
         converted = _at_stated_rate(q, c, sents) if q.kind == "currency" else None
         if converted is not None:
             out.numbers_matched += 1  # "€129 ... comes to roughly £110" where the context gives "€1 = £0.85"

@@ -4510,3 +4510,16 @@ def test_session22_what_a_source_covers_said_of_it_is_no_fact_to_check(claim, co
     context = "Route A climbs 240 m over 6 km. Parking is at Mill Lane. Fire exits are on every floor."
     fc = check_facts(claim, sentences(context))
     assert fc.coverage_note == coverage and fc.non_factual == coverage, fc
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Ticket sales reached about £96,000, more than three times the £30,000 target.", False),
+    ("Ticket sales reached about £96,000, more than four times the £30,000 target.", True),
+    ("Ticket sales came to roughly three times the £30,000 target.", False),
+    ("Ticket sales came to roughly five times the £30,000 target.", True),
+])
+def test_session22_a_multiple_is_the_ratio_of_figures_of_one_kind(claim, flag):
+    context = "Ticket sales for the gala reached £95,840 against a target of £30,000. Programmes cost £4 each."
+    fc = check_facts(claim, sentences(context))
+    unmatched = [x for x in fc.numbers_unmatched if "three" in x or "four" in x or "five" in x]
+    assert bool(unmatched or [d for d in fc.differences if d.kind == "mismatch"]) == flag, (fc.reworded, fc.numbers_unmatched)
