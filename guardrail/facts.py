@@ -2037,14 +2037,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             out.reworded.append(f"{q.text} times = {multiple}")
             continue
         if not q.dimension and _TIMES_AFTER.match(c.text, q.end):
-            own = [x for x in claim_qs if x is not q and x.dimension and x.kind not in ("percent", "ordinal", "change") and x.value]
-            pair = [(a, b) for a, b in combinations(own, 2) if a.dimension == b.dimension]
-            if len(pair) == 1:
+            figs = [x for x in claim_qs if x is not q and x.dimension and x.kind not in ("percent", "ordinal", "change") and x.value]
+            pairs = [(x, y) for x, y in combinations(figs, 2) if x.dimension == y.dimension]
+            if len(pairs) == 1:
                 # (the claim's own two figures give another multiple: "£96,000, more than four times the £30,000 target")
-                big, small = sorted(pair[0], key=lambda x: -x.value)
+                hi_q, lo_q = sorted(pairs[0], key=lambda x: -x.value)
                 out.numbers_unmatched.append(q.text)
                 out.differences.append(Difference(slot="number", claim_value=f"{q.text} times",
-                                                  evidence_value=f"{big.text} / {small.text} = {big.value / small.value:.2f}",
+                                                  evidence_value=f"{hi_q.text} / {lo_q.text} = {hi_q.value / lo_q.value:.2f}",
                                                   confidence=conf["number"]))
                 continue
         converted = _at_stated_rate(q, c, sents) if q.kind == "currency" else None
