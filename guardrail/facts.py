@@ -4850,7 +4850,9 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         if n1.tokens & n2.tokens:
             continue  # (names that share a word are no two parties told apart: "Taubman", "Robert Taubman")
         gap = claim[n1.end:n2.start] if n1.start < n2.start else ""
-        if _LIST_JOIN.fullmatch(gap) and not any(lexicon.is_action(w) for w in re.findall(r"[A-Za-z]+", gap)):
+        gap_words = re.findall(r"[A-Za-z]+", gap.lower())
+        if _LIST_JOIN.fullmatch(gap) and not any(lexicon.is_action(w) for w in gap_words) \
+                and not any(w.endswith("ed") or w in ("by", "to", "of", "with", "for", "from", "against") for w in gap_words):
             continue  # (two items of a list, in any order: "one USB-A port and two USB-C ports" has no roles)
         joined = _role_link(claim, n1, n2, a_text, e_names)
         if joined is not None:
