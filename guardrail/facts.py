@@ -4852,8 +4852,13 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         gap = claim[n1.end:n2.start] if n1.start < n2.start else ""
         gap_words = re.findall(r"[A-Za-z]+", gap.lower())
         if _LIST_JOIN.fullmatch(gap) and not any(lexicon.is_action(w) for w in gap_words) \
-                and not any(w.endswith("ed") or w in ("by", "to", "of", "with", "for", "from", "against") for w in gap_words):
-            continue  # (two items of a list, in any order: "one USB-A port and two USB-C ports" has no roles)
+                and not any(w.endswith("ed") or w in ("by", "to", "of", "with", "for", "from", "against") for w in gap_words) \
+                and all(any(m.tokens & n.tokens for m in e_names[:12]) for n in (n1, n2)) \
+                and all(_item_figures(claim, n) <= _item_figures(a_text, m) for n in (n1, n2)
+                        for m in e_names[:12] if m.tokens & n.tokens):
+            # (two items of a list, in any order, each with its own figures: "one USB-A port and two USB-C ports" has
+            # no roles; "29-year-old Ningsih and 25-year-old Mujiasih" with the ages the other way round is read on)
+            continue
         joined = _role_link(claim, n1, n2, a_text, e_names)
         if joined is not None:
             break
@@ -4867,6 +4872,14 @@ def _roles(claim: str, c_names: list[Name], a_text: str, sent, known, out: FactC
         return
     out.differences.append(Difference(slot="role", claim_value=claim.strip(), evidence_value=a_text.strip(),
                                       evidence_span=_span(sent), confidence=conf["role"]))
+
+
+def _item_figures(text: str, n: Name) -> frozenset[float]:
+    """The values of the figures in the list item of ``text`` that holds the name ``n`` (between commas, semicolons,
+    "and" or "or")."""
+    lo = max((m.end() for m in re.finditer(r"[,;(]|\b(?:and|or)\b", text[:n.start])), default=0)
+    hi = next((m.start() + n.end for m in re.finditer(r"[,;)]|\b(?:and|or)\b", text[n.end:])), len(text))
+    return frozenset(q.value for q in parse_quantities(text[lo:hi]))
 
 
 #: What joins two items of a list: a comma, "and" or "or", with at most three words either side ("port and two").
