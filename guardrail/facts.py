@@ -605,6 +605,7 @@ def check_facts(
     _exceptions(claim, c_terms, sents, support, out, conf)
     _exception_dropped(claim, sents, out, conf)
     _exclusion_dropped(claim, sents, out, conf)
+    _every_case_excepted(claim, sents, out, conf)
     _scoped_limit_dropped(claim, sents, out, conf)
     _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
@@ -5787,6 +5788,11 @@ def _modal_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
         site = tuple(t for t, q in p.terms if m.end() <= q < b and not t[0].isdigit() and t not in _SITE_GLUE)
         if len(site) >= _SITE_LEN and not _UNLESS.search(p.text[m.end():b]):
             out.append((("",) + site[:_SITE_LEN + 1], "forbidden", m.group(1)))
+    for start, end in lexicon.fine_to(p.text):  # "it's fine to take it while breastfeeding": a permission to the reader
+        _, b = _piece_bounds(p.text, end)
+        site = tuple(t for t, q in p.terms if end <= q < b and not t[0].isdigit() and t not in _SITE_GLUE)
+        if len(site) >= _SITE_LEN and not _SITE_CONDITION.search(p.text[:start]):
+            out.append((("",) + site[:_SITE_LEN + 1], "allowed", p.text[start:end].strip()))
     for m in _OPTIONAL_AFTER.finditer(p.text):
         a, _ = _piece_bounds(p.text, m.start())
         site = tuple(t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE)
@@ -7640,6 +7646,30 @@ def _exclusion_dropped(claim: str, sents, out: FactCheck, conf) -> None:
                                               evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
                                               confidence=conf["condition"]))
             return
+
+
+def _every_case_excepted(claim: str, sents, out: FactCheck, conf) -> None:
+    """A rule said to hold whatever the case ("you're entitled to a full refund whatever the reason") where the
+    rule's own sentence excepts cases ("..., except where the cancellation is caused by adverse weather"). Why: the
+    claim often states a condition of its own ("If the ferry is cancelled, ..."), so the condition checks take it
+    for a faithful restatement, and its "whatever" is what denies the exception. Read only with the claim's
+    every-case words (not "any" / "all"), for an affirmed claim that shares three of the rule's words, and silent
+    when the claim names a word the excepted case adds."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not lexicon.every_case(claim) \
+            or lexicon.negated(claim):
+        return
+    # (the every-case words are not the claim's own: "whatever the cause" names no cause)
+    c = _parse(lexicon.without_every_case(claim))
+    said = set(c.term_set) | _anchors(c)
+    for _, s, p in sents:
+        for cue, a, b in lexicon.case_exceptions(p.text):
+            rule = _parse(p.text[:cue])
+            excepted = set(_parse(p.text[a:b]).term_set) - rule.term_set
+            if len(said & (set(rule.term_set) | _anchors(rule))) >= 3 and excepted and not excepted & said:
+                out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                                  evidence_value=p.text[:b].strip(), evidence_span=_span(s),
+                                                  confidence=conf["condition"]))
+                return
 
 
 #: An act named by its gerund as a sentence's subject, then denied: "Downgrading to 3.7 is not supported",

@@ -4478,3 +4478,47 @@ def test_session22_two_parties_or_a_described_speaker_are_no_wrong_attribution(c
                'captain said, "Moving the final makes no sense!" Coach Ellie Rand said the squad was ready.')
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
+
+
+# -- session 22 (wte) ---
+@pytest.mark.parametrize("claim, flag", [
+    # an act said to be fine / safe where the context bans it, in a looser paraphrase of the ban's sentence
+    ("It's fine to drive or use machinery after using the drops.", True),
+    ("It's perfectly safe to operate machinery after using the drops.", True),
+    # faithful: what the context allows, said the same way; and a hedge that allows nothing
+    ("It is fine to store the drops at room temperature for up to 4 weeks.", False),
+    ("It is safe to say the drops can blur your vision.", False),
+])
+def test_session22_wte_an_act_said_to_be_fine_is_a_permission(claim, flag):
+    context = ("Do not drive or operate machinery after using the drops, because they can blur your vision for several "
+               "minutes. You should avoid mixing the powder with hot water, since heat destroys the active ingredient. "
+               "The drops can be stored at room temperature for up to 4 weeks.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a rule said to hold whatever the case, with conditions of its own, where its sentence excepts cases
+    ("If your flight is delayed by more than three hours, you can claim £220 compensation whatever the cause, as "
+     "long as you claim within six months.", True),
+    ("If your flight is more than three hours late, you can claim £220 compensation for any reason, provided you "
+     "claim within six months.", True),
+    # faithful: the exception kept; and an every-case claim about another rule
+    ("If your flight is delayed by more than three hours, you can claim £220 compensation in all cases other than "
+     "extraordinary circumstances such as storms.", False),
+    ("Claims must be made within six months in all cases.", False),
+])
+def test_session22_wte_a_rule_for_every_case_against_an_exception_in_its_sentence(claim, flag):
+    context = ("If your flight is delayed by more than three hours, you can claim £220 compensation, except where the "
+               "delay is caused by extraordinary circumstances such as storms. Claims must be made within six months.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wte_an_extract_that_does_not_say_is_an_abstention():
+    fc = check_facts("The handbook extract doesn't say how many days of annual leave staff get.",
+                     sentences("Sick pay: staff receive full pay for the first four weeks of absence."))
+    assert fc.abstention and not fc.differences, fc.differences
+    fc = check_facts("The handbook extract doesn't say how many days of annual leave staff get.",
+                     sentences("Annual leave: staff get 25 days of annual leave plus bank holidays."))
+    assert fc.abstention and [d.slot for d in fc.differences] == ["false_abstention"], fc.differences
