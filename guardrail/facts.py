@@ -534,6 +534,8 @@ def check_facts(
     if not any(d.slot in _POLARITY for d in out.differences):
         _one_option_required(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
+        _only_own_make_required(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _part_widened(claim, sents, out, conf)
@@ -6039,6 +6041,30 @@ def _one_option_required(claim: str, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(
                     slot="modality", claim_value=f"required: {' '.join(site[1:])}",
                     evidence_value="a choice of " + " or ".join(options), evidence_span=_span(s), confidence=conf["modality"]))
+                return
+
+
+def _only_own_make_required(claim: str, sents, out: FactCheck, conf) -> None:
+    """A duty to use only the maker's own kind of a thing ("You must use only the original charger") where the
+    context lets another maker's kind be used ("Third-party chargers may be used provided they support USB PD").
+    Why: the context's modal bears on the other kind as its subject, the claim's on the act, so the modal sites
+    compare no act; and the claim's words are mostly in the context. Read only with the claim's "only" and a word of
+    the maker's own ("original", "genuine", "supplied"); the same thing (head noun) and, where the context names
+    it, the same act (or "use"); silent when the context itself says to use only the maker's own kind of it."""
+    mine = lexicon.only_own_make(claim)
+    if not mine or lexicon.negated(claim):
+        return
+    heads = {_fold(stem(h)): _fold(stem(v)) for v, h in mine}
+    if any(_fold(stem(h)) in heads for _, _, p in sents for _, h in lexicon.only_own_make(p.text)):
+        return
+    for _, s, p in sents:
+        for verb, head in lexicon.other_make_allowed(p.text):
+            act = heads.get(_fold(stem(head)))
+            # ("use" is any act of a thing: "Use only genuine filters" / "Non-genuine filters can be fitted")
+            if act is not None and (not verb or _fold(stem(verb))[:3] == act[:3] or "use" in (act[:3], verb[:3].lower())):
+                out.differences.append(Difference(slot="modality", claim_value=claim.strip(),
+                                                  evidence_value=p.text.strip(), evidence_span=_span(s),
+                                                  confidence=conf["modality"]))
                 return
 
 

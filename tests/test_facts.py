@@ -4522,3 +4522,25 @@ def test_session22_wte_an_extract_that_does_not_say_is_an_abstention():
     fc = check_facts("The handbook extract doesn't say how many days of annual leave staff get.",
                      sentences("Annual leave: staff get 25 days of annual leave plus bank holidays."))
     assert fc.abstention and [d.slot for d in fc.differences] == ["false_abstention"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a duty to use only the maker's own kind where the context allows another maker's
+    ("You must only fit genuine Vortex filters in the vacuum.", True),
+    ("Use only genuine filters, which last about six months.", True),
+    # faithful: both kinds said to be allowed; another duty of the same context
+    ("Genuine Vortex filters last about six months, and non-genuine ones can be fitted too.", False),
+    ("You must switch the vacuum off before changing a filter.", False),
+])
+def test_session22_wte_only_the_makers_own_kind_required_where_another_is_allowed(claim, flag):
+    context = ("Replacement filters: genuine Vortex filters last about six months. Non-genuine filters can also be "
+               "fitted, although they may need changing more often. Always switch the vacuum off before changing a "
+               "filter.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wte_only_the_makers_own_kind_is_faithful_where_the_context_says_so():
+    flagged, fc = _findings("You must use only the supplied charger.",
+                            "Use only the supplied charger. Other accessories, such as third-party cases, can be used safely.")
+    assert not flagged, fc.differences

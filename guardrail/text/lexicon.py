@@ -1235,6 +1235,47 @@ def case_exceptions(sentence: str) -> list[tuple[int, int, int]]:
 __all__ += ["every_case", "without_every_case", "case_exceptions"]
 
 
+# -- the maker's own kind of a thing, and another maker's --------------------------------------------------------
+#: Words that name the maker's own kind of a thing ("the original charger", "genuine filters") and another's ("third-
+#: party chargers", "non-genuine filters"): one excludes the other, so a duty to use only the one denies a
+#: permission for the other.
+_OWN_MAKE = r"(?:original|supplied|genuine|official|manufacturer['\u2019]?s|own[- ]brand|oem)"
+_OTHER_MAKE = r"(?:third[- ]party|non[- ]original|non[- ]genuine|non[- ]official|aftermarket|generic|unofficial|other|alternative)"
+_NOT_HEAD = r"(?!(?:with|for|on|in|to|from|when|if|and|or|but|that|which|may|can|could|must|should|are|is)\b)"
+_HEAD = r"(?P<%s>[a-z][\w-]*(?:\s+" + _NOT_HEAD + r"[a-z][\w-]*)?)"
+_ONLY_OWN = re.compile(
+    r"(?:\b(?:must|need\s+to|needs\s+to|have\s+to|has\s+to|(?:is|are)\s+required\s+to|should)\s+|(?:^|(?<=[.;:!]\s))\s*(?:please\s+)?)"
+    r"(?:only\s+(?P<v1>[a-z]+)|(?P<v2>[a-z]+)\s+only)\s+(?:the\s+|a\s+|an\s+|your\s+|its\s+|their\s+)?" + _OWN_MAKE + r"\s+" + _HEAD % "np",
+    re.I)
+_OTHER_ALLOWED = re.compile(
+    # "Third-party chargers may be used", "non-genuine filters can also be fitted", "other chargers are supported"
+    r"\b" + _OTHER_MAKE + r"\s+" + _HEAD % "np" + r"\s+(?:(?:may|can|could)\s+(?:also\s+|still\s+)?be\s+(?P<v1>[a-z]+)|"
+    r"(?:is|are)\s+(?:also\s+)?(?:fine|allowed|permitted|supported|acceptable|ok|okay)\b)"
+    # "you can use a third-party charger", "owners may fit non-genuine parts"
+    r"|\b(?:may|can|could|(?:is|are)\s+(?:free|allowed|permitted)\s+to)\s+(?:also\s+|still\s+)?(?P<v2>[a-z]+)\s+"
+    r"(?:a\s+|an\s+|any\s+)?" + _OTHER_MAKE + r"\s+" + _HEAD % "np2", re.I)
+
+
+def only_own_make(text: str) -> list[tuple[str, str]]:
+    """(the verb, the thing's head noun) of each duty to use only the maker's own kind of a thing: "You must use
+    only the original charger" -> (use, charger). Why: a context that lets another maker's kind be used ("Third-party
+    chargers may be used provided ...") contradicts it, though its modal bears on another subject."""
+    return [((m.group("v1") or m.group("v2")).lower(), m.group("np").split()[-1].lower()) for m in _ONLY_OWN.finditer(text)]
+
+
+def other_make_allowed(text: str) -> list[tuple[str, str]]:
+    """(the verb, or "" for "are fine", the thing's head noun) of each permission for another maker's kind of a
+    thing ("Third-party chargers may be used" -> (used, chargers)): what a duty to use only the maker's own denies."""
+    out = []
+    for m in _OTHER_ALLOWED.finditer(text):
+        np = m.group("np") or m.group("np2")
+        out.append(((m.group("v1") or m.group("v2") or "").lower(), np.split()[-1].lower()))
+    return out
+
+
+__all__ += ["only_own_make", "other_make_allowed"]
+
+
 # -- a party named by its role ------------------------------------------------------------------------------------
 #: The parties a policy names by their role rather than by name ("the customer pays the postage").
 _PARTY_ROLE = re.compile(r"\b(?:the|each|every|a|an)\s+(?:customer|buyer|purchaser|seller|tenant|landlord|owner|"
