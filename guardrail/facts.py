@@ -535,6 +535,7 @@ def check_facts(
         _one_option_required(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _only_own_make_required(claim, sents, out, conf)
+    _over_weak(out, conf, lambda found: _answered_no(resolved, sents, found, conf))
     if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
@@ -6066,6 +6067,34 @@ def _only_own_make_required(claim: str, sents, out: FactCheck, conf) -> None:
                                                   evidence_value=p.text.strip(), evidence_span=_span(s),
                                                   confidence=conf["modality"]))
                 return
+
+
+def _answered_no(claim: str, sents, out: FactCheck, conf) -> None:
+    """A claim that states what an FAQ's yes/no question asks, where the document answers it with a bare "No"
+    ("The minimum speed guarantee does apply to Wi-Fi" against "Q: Does the minimum speed guarantee apply over
+    Wi-Fi? A: No."). Why: the denial is the answer's one word, so no polarity check reads a "not" of the question's
+    words, and the claim's words all align to the question. Read only for an affirmed statement with no ban or
+    option of its own that holds four fifths of the question's words (and the question three fifths of the claim's);
+    the "No" must open the next sentence of the same document. Graded as the very words said the other way."""
+    if claim.rstrip().endswith("?") or lexicon.negated(claim) or lexicon.modality(claim) in ("forbidden", "optional",
+                                                                                             "discouraged"):
+        return
+    c = _parse(claim)
+    mine = set(c.term_set) | _anchors(c)
+    if len(mine) < 3:
+        return
+    for k in range(len(sents) - 1):
+        body = lexicon.polar_question(sents[k][2].text)
+        if body is None or sents[k + 1][1][0] != sents[k][1][0] or not lexicon.answers_no(sents[k + 1][2].text):
+            continue
+        q = _parse(body)
+        theirs = set(q.term_set) | _anchors(q)
+        if len(theirs & mine) >= 3 and _coverage(theirs, mine) >= 0.8 and _coverage(mine, theirs) >= 0.6:
+            out.differences.append(Difference(slot="negation", claim_value=claim.strip(),
+                                              evidence_value=f"{sents[k][2].text.strip()} {sents[k + 1][2].text.strip()}",
+                                              evidence_span=_span(sents[k + 1][1]),
+                                              confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+            return
 
 
 def _co_use_allowed(claim: str, sents, out: FactCheck, conf) -> None:

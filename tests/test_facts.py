@@ -4544,3 +4544,18 @@ def test_session22_wte_only_the_makers_own_kind_is_faithful_where_the_context_sa
     flagged, fc = _findings("You must use only the supplied charger.",
                             "Use only the supplied charger. Other accessories, such as third-party cases, can be used safely.")
     assert not flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # what an FAQ's yes/no question asks, stated where the document answers "No"
+    ("You can bring your dog to the campsite.", True),
+    ("Dogs can be brought to the campsite if kept on a lead.", True),
+    # faithful: what the answer goes on to say; a question answered otherwise
+    ("Registered assistance dogs are allowed on site.", False),
+    ("There is a shop on site that opens from 8am to 6pm.", False),
+])
+def test_session22_wte_a_question_the_document_answers_no_stated_as_fact(claim, flag):
+    context = ("Q: Can I bring my dog to the campsite? A: No. Only registered assistance dogs are allowed on site. "
+               "Q: Is there a shop on site? A: Yes, a small shop opens from 8am to 6pm.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -1329,3 +1329,29 @@ def only_allowed(text: str) -> bool:
 
 
 __all__ += ["only_allowed"]
+
+
+# -- a yes/no question a document answers "No" ---------------------------------------------------------------------
+#: A yes/no question, as an FAQ asks it: "Q: Does the minimum speed guarantee apply over Wi-Fi?"
+_POLAR_QUESTION = re.compile(r"^\s*(?:(?:Q|Question)\s*\d*\s*[:.)\-]\s*)?(?P<q>(?:does|do|is|are|can|will|should|must|"
+                             r"has|have|may)\s[^?]{8,200})\?\s*$", re.I)
+#: An answer that opens with a bare "No": "A: No.", "No, it only covers ...".
+_NO_ANSWER = re.compile(r"^\s*(?:(?:A|Answer)\s*\d*\s*[:.)\-]\s*)?no\s*(?:[.,;!\u2014\u2013]|$)", re.I)
+
+
+def polar_question(sentence: str) -> str | None:
+    """The body of a yes/no question ``sentence`` ("Q: Does the guarantee apply over Wi-Fi?" -> "Does the guarantee
+    apply over Wi-Fi"), or None. Why: an FAQ states its rule as a question and a bare "No" after it; a claim that
+    restates the question as a statement says the opposite of the answer, with no "not" in the evidence to read."""
+    if not sentence.rstrip().endswith("?"):
+        return None
+    m = _POLAR_QUESTION.match(sentence)
+    return m.group("q") if m else None
+
+
+def answers_no(sentence: str) -> bool:
+    """Does ``sentence`` open with a bare "No" answer ("A: No.", "No, only ...")?"""
+    return _NO_ANSWER.match(sentence) is not None
+
+
+__all__ += ["polar_question", "answers_no"]
