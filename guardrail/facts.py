@@ -540,6 +540,9 @@ def check_facts(
     if not any(d.slot in _POLARITY for d in out.differences):
         _one_option_required(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
+        _only_own_make_required(claim, sents, out, conf)
+    _over_weak(out, conf, lambda found: _answered_no(resolved, sents, found, conf))
+    if not any(d.slot in _POLARITY for d in out.differences):
         _site_quantifier(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _part_widened(claim, sents, out, conf)
@@ -611,6 +614,7 @@ def check_facts(
     _exceptions(claim, c_terms, sents, support, out, conf)
     _exception_dropped(claim, sents, out, conf)
     _exclusion_dropped(claim, sents, out, conf)
+    _every_case_excepted(claim, sents, out, conf)
     _scoped_limit_dropped(claim, sents, out, conf)
     _banned_act(claim, sents, out, conf)
     _lists(claim, all_text, out, conf)
@@ -5896,6 +5900,11 @@ def _modal_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
         site = tuple(t for t, q in p.terms if m.end() <= q < b and not t[0].isdigit() and t not in _SITE_GLUE)
         if len(site) >= _SITE_LEN and not _UNLESS.search(p.text[m.end():b]):
             out.append((("",) + site[:_SITE_LEN + 1], "forbidden", m.group(1)))
+    for start, end in lexicon.fine_to(p.text):  # "it's fine to take it while breastfeeding": a permission to the reader
+        _, b = _piece_bounds(p.text, end)
+        site = tuple(t for t, q in p.terms if end <= q < b and not t[0].isdigit() and t not in _SITE_GLUE)
+        if len(site) >= _SITE_LEN and not _SITE_CONDITION.search(p.text[:start]):
+            out.append((("",) + site[:_SITE_LEN + 1], "allowed", p.text[start:end].strip()))
     for m in _OPTIONAL_AFTER.finditer(p.text):
         a, _ = _piece_bounds(p.text, m.start())
         site = tuple(t for t, q in p.terms if a <= q < m.start() and not t[0].isdigit() and t not in _SITE_GLUE)
@@ -6143,6 +6152,58 @@ def _one_option_required(claim: str, sents, out: FactCheck, conf) -> None:
                     slot="modality", claim_value=f"required: {' '.join(site[1:])}",
                     evidence_value="a choice of " + " or ".join(options), evidence_span=_span(s), confidence=conf["modality"]))
                 return
+
+
+def _only_own_make_required(claim: str, sents, out: FactCheck, conf) -> None:
+    """A duty to use only the maker's own kind of a thing ("You must use only the original charger") where the
+    context lets another maker's kind be used ("Third-party chargers may be used provided they support USB PD").
+    Why: the context's modal bears on the other kind as its subject, the claim's on the act, so the modal sites
+    compare no act; and the claim's words are mostly in the context. Read only with the claim's "only" and a word of
+    the maker's own ("original", "genuine", "supplied"); the same thing (head noun) and, where the context names
+    it, the same act (or "use"); silent when the context itself says to use only the maker's own kind of it."""
+    mine = lexicon.only_own_make(claim)
+    if not mine or lexicon.negated(claim):
+        return
+    heads = {_fold(stem(h)): _fold(stem(v)) for v, h in mine}
+    if any(_fold(stem(h)) in heads for _, _, p in sents for _, h in lexicon.only_own_make(p.text)):
+        return
+    for _, s, p in sents:
+        for verb, head in lexicon.other_make_allowed(p.text):
+            act = heads.get(_fold(stem(head)))
+            # ("use" is any act of a thing: "Use only genuine filters" / "Non-genuine filters can be fitted")
+            if act is not None and (not verb or _fold(stem(verb))[:3] == act[:3] or "use" in (act[:3], verb[:3].lower())):
+                out.differences.append(Difference(slot="modality", claim_value=claim.strip(),
+                                                  evidence_value=p.text.strip(), evidence_span=_span(s),
+                                                  confidence=conf["modality"]))
+                return
+
+
+def _answered_no(claim: str, sents, out: FactCheck, conf) -> None:
+    """A claim that states what an FAQ's yes/no question asks, where the document answers it with a bare "No"
+    ("The minimum speed guarantee does apply to Wi-Fi" against "Q: Does the minimum speed guarantee apply over
+    Wi-Fi? A: No."). Why: the denial is the answer's one word, so no polarity check reads a "not" of the question's
+    words, and the claim's words all align to the question. Read only for an affirmed statement with no ban or
+    option of its own that holds four fifths of the question's words (and the question three fifths of the claim's);
+    the "No" must open the next sentence of the same document. Graded as the very words said the other way."""
+    if claim.rstrip().endswith("?") or lexicon.negated(claim) or lexicon.modality(claim) in ("forbidden", "optional",
+                                                                                             "discouraged"):
+        return
+    c = _parse(claim)
+    mine = set(c.term_set) | _anchors(c)
+    if len(mine) < 3:
+        return
+    for k in range(len(sents) - 1):
+        body = lexicon.polar_question(sents[k][2].text)
+        if body is None or sents[k + 1][1][0] != sents[k][1][0] or not lexicon.answers_no(sents[k + 1][2].text):
+            continue
+        q = _parse(body)
+        theirs = set(q.term_set) | _anchors(q)
+        if len(theirs & mine) >= 3 and _coverage(theirs, mine) >= 0.8 and _coverage(mine, theirs) >= 0.6:
+            out.differences.append(Difference(slot="negation", claim_value=claim.strip(),
+                                              evidence_value=f"{sents[k][2].text.strip()} {sents[k + 1][2].text.strip()}",
+                                              evidence_span=_span(sents[k + 1][1]),
+                                              confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+            return
 
 
 def _co_use_allowed(claim: str, sents, out: FactCheck, conf) -> None:
@@ -7749,6 +7810,30 @@ def _exclusion_dropped(claim: str, sents, out: FactCheck, conf) -> None:
                                               evidence_value=sents[k][2].text.strip(), evidence_span=_span(sents[k][1]),
                                               confidence=conf["condition"]))
             return
+
+
+def _every_case_excepted(claim: str, sents, out: FactCheck, conf) -> None:
+    """A rule said to hold whatever the case ("you're entitled to a full refund whatever the reason") where the
+    rule's own sentence excepts cases ("..., except where the cancellation is caused by adverse weather"). Why: the
+    claim often states a condition of its own ("If the ferry is cancelled, ..."), so the condition checks take it
+    for a faithful restatement, and its "whatever" is what denies the exception. Read only with the claim's
+    every-case words (not "any" / "all"), for an affirmed claim that shares three of the rule's words, and silent
+    when the claim names a word the excepted case adds."""
+    if any(d.kind == "mismatch" and d.confidence >= 0.1 for d in out.differences) or not lexicon.every_case(claim) \
+            or lexicon.negated(claim):
+        return
+    # (the every-case words are not the claim's own: "whatever the cause" names no cause)
+    c = _parse(lexicon.without_every_case(claim))
+    said = set(c.term_set) | _anchors(c)
+    for _, s, p in sents:
+        for cue, a, b in lexicon.case_exceptions(p.text):
+            rule = _parse(p.text[:cue])
+            excepted = set(_parse(p.text[a:b]).term_set) - rule.term_set
+            if len(said & (set(rule.term_set) | _anchors(rule))) >= 3 and excepted and not excepted & said:
+                out.differences.append(Difference(slot="condition", claim_value=claim.strip(),
+                                                  evidence_value=p.text[:b].strip(), evidence_span=_span(s),
+                                                  confidence=conf["condition"]))
+                return
 
 
 #: An act named by its gerund as a sentence's subject, then denied: "Downgrading to 3.7 is not supported",

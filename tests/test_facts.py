@@ -4500,6 +4500,23 @@ def test_session22_an_amount_converted_at_the_stated_rate_is_a_rewording(claim, 
     assert flagged == flag, (fc.differences, fc.reworded)
 
 
+# -- session 22 (wte) ---
+@pytest.mark.parametrize("claim, flag", [
+    # an act said to be fine / safe where the context bans it, in a looser paraphrase of the ban's sentence
+    ("It's fine to drive or use machinery after using the drops.", True),
+    ("It's perfectly safe to operate machinery after using the drops.", True),
+    # faithful: what the context allows, said the same way; and a hedge that allows nothing
+    ("It is fine to store the drops at room temperature for up to 4 weeks.", False),
+    ("It is safe to say the drops can blur your vision.", False),
+])
+def test_session22_wte_an_act_said_to_be_fine_is_a_permission(claim, flag):
+    context = ("Do not drive or operate machinery after using the drops, because they can blur your vision for several "
+               "minutes. You should avoid mixing the powder with hot water, since heat destroys the active ingredient. "
+               "The drops can be stored at room temperature for up to 4 weeks.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
 @pytest.mark.parametrize("claim, coverage", [
     ("it only describes the walking routes, their gradients and some parking spots.", True),
     ("The leaflet mainly discusses fire exits and assembly points.", True),
@@ -4530,3 +4547,67 @@ def test_session22_an_aside_between_two_names_is_no_list():
     context = "Maya Ortiz scored twice to lead the Harbour City Hawks to a 3-1 win over the Dunmore Rovers on Sunday."
     fc = check_facts("The Harbour City Hawks, led by Maya Ortiz, beat the Dunmore Rovers 3-1.", sentences(context))
     assert not [d for d in fc.differences if d.slot == "role"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a rule said to hold whatever the case, with conditions of its own, where its sentence excepts cases
+    ("If your flight is delayed by more than three hours, you can claim £220 compensation whatever the cause, as "
+     "long as you claim within six months.", True),
+    ("If your flight is more than three hours late, you can claim £220 compensation for any reason, provided you "
+     "claim within six months.", True),
+    # faithful: the exception kept; and an every-case claim about another rule
+    ("If your flight is delayed by more than three hours, you can claim £220 compensation in all cases other than "
+     "extraordinary circumstances such as storms.", False),
+    ("Claims must be made within six months in all cases.", False),
+])
+def test_session22_wte_a_rule_for_every_case_against_an_exception_in_its_sentence(claim, flag):
+    context = ("If your flight is delayed by more than three hours, you can claim £220 compensation, except where the "
+               "delay is caused by extraordinary circumstances such as storms. Claims must be made within six months.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wte_an_extract_that_does_not_say_is_an_abstention():
+    fc = check_facts("The handbook extract doesn't say how many days of annual leave staff get.",
+                     sentences("Sick pay: staff receive full pay for the first four weeks of absence."))
+    assert fc.abstention and not fc.differences, fc.differences
+    fc = check_facts("The handbook extract doesn't say how many days of annual leave staff get.",
+                     sentences("Annual leave: staff get 25 days of annual leave plus bank holidays."))
+    assert fc.abstention and [d.slot for d in fc.differences] == ["false_abstention"], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a duty to use only the maker's own kind where the context allows another maker's
+    ("You must only fit genuine Vortex filters in the vacuum.", True),
+    ("Use only genuine filters, which last about six months.", True),
+    # faithful: both kinds said to be allowed; another duty of the same context
+    ("Genuine Vortex filters last about six months, and non-genuine ones can be fitted too.", False),
+    ("You must switch the vacuum off before changing a filter.", False),
+])
+def test_session22_wte_only_the_makers_own_kind_required_where_another_is_allowed(claim, flag):
+    context = ("Replacement filters: genuine Vortex filters last about six months. Non-genuine filters can also be "
+               "fitted, although they may need changing more often. Always switch the vacuum off before changing a "
+               "filter.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wte_only_the_makers_own_kind_is_faithful_where_the_context_says_so():
+    flagged, fc = _findings("You must use only the supplied charger.",
+                            "Use only the supplied charger. Other accessories, such as third-party cases, can be used safely.")
+    assert not flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # what an FAQ's yes/no question asks, stated where the document answers "No"
+    ("You can bring your dog to the campsite.", True),
+    ("Dogs can be brought to the campsite if kept on a lead.", True),
+    # faithful: what the answer goes on to say; a question answered otherwise
+    ("Registered assistance dogs are allowed on site.", False),
+    ("There is a shop on site that opens from 8am to 6pm.", False),
+])
+def test_session22_wte_a_question_the_document_answers_no_stated_as_fact(claim, flag):
+    context = ("Q: Can I bring my dog to the campsite? A: No. Only registered assistance dogs are allowed on site. "
+               "Q: Is there a shop on site? A: Yes, a small shop opens from 8am to 6pm.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -159,6 +159,23 @@ def negated(text: str) -> bool:
     return sum(1 for c in negation_cues(text) if c != "without") % 2 == 1
 
 
+#: A permission said as an act's being fine: "it's fine to take it with food", "it is OK to drive", "is safe to
+#: use"; not "it is safe to say" (a hedge) nor "fine to medium grind" (no verb after "to").
+_FINE_TO = re.compile(
+    r"\b(?:it['\u2019]s|it\s+is|it\s+was|that['\u2019]s|that\s+is|is|are)\s+(?:perfectly\s+|completely\s+|totally\s+)?"
+    r"(?:fine|ok|okay|all\s+right|alright|acceptable|safe)\s+to\s+"
+    r"(?!say\b|assume\b|conclude\b|suggest\b|expect\b|predict\b)(?=[a-z])", re.I)
+
+
+def fine_to(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each "it's fine to" / "is OK to" / "is safe to" before a verb in ``text``. Why: a reader is
+    told an act is allowed by these as often as by "can", and a ban of the same act ("Do not take this medicine if
+    you are breastfeeding") is what such a claim contradicts."""
+    return [(m.start(), m.end()) for m in _FINE_TO.finditer(text)]
+
+
+__all__ += ["fine_to"]
+
 # Deontic modality: what the sentence requires, forbids, allows or recommends. Ordered: the first
 # pattern that matches names the class (negated forms before plain ones).
 _MODALITY: list[tuple[str, re.Pattern[str]]] = [
@@ -188,7 +205,8 @@ _MODALITY: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:must|(?:is|are|be)\s+required|required\s+to|mandatory|obligatory|compulsory|shall|ha(?:ve|s)\s+to|"
         r"need\s+to|needs\s+to|obliged|is\s+to\s+be|are\s+to\s+be)\b", re.I)),
     ("recommended", re.compile(r"\b(?:should|recommended|recommends?|advised|advises?|ought\s+to|encouraged)\b", re.I)),
-    ("allowed", re.compile(r"\b(?:may|can|could|allowed|permitted|able\s+to|free\s+to|entitled|eligible)\b", re.I)),
+    ("allowed", re.compile(r"\b(?:may|can|could|allowed|permitted|able\s+to|free\s+to|entitled|eligible)\b|" + _FINE_TO.pattern,
+                           re.I)),
 ]
 
 
@@ -553,7 +571,7 @@ _ABSTAIN = re.compile(
     r"email|letter|table|chart|summary|documentation|notice|schedule|listing|review|study|paper|handbook|guidelines|"
     r"contract|agreement|regulations|rules|terms|specification|readme|catalogue|catalog|menu|invoice|receipt|timetable|"
     r"recipe|instructions|post|blog|thread|transcript|datasheet|itinerary|confirmation|certificate|form|entry|profile|"
-    r"advert|advertisement|ad)\s+(?:as\s+provided\s+|provided\s+)?"
+    r"advert|advertisement|ad|extracts?)\s+(?:as\s+provided\s+|provided\s+)?"
     r"(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:mention|say|state|specify|indicate|tell|reveal|name|disclose|give|answer)"
     r"|cannot\s+be\s+(?:determined|found|answered|inferred|established|confirmed)\s+(?:from|based\s+on|with|using)"
     r"|there\s+is\s+no\s+(?:information|mention|data|detail|indication)"
@@ -1175,6 +1193,89 @@ def exclusion_lead(sentence: str) -> int | None:
 __all__ += ["exclusion_lead"]
 
 
+# -- a rule said for every case, and an exception in the rule's own sentence ---------------------------------------
+#: Words that say a rule holds whatever the case: "whatever the reason", "regardless of the cause", "in all cases".
+#: Only words about cases or reasons: "any" and "all" name a rule's objects as often ("all rooms", "any item").
+_EVERY_CASE = re.compile(
+    r"\b(?:whatever\s+(?:the\s+)?(?:reason|cause|circumstances?)|for\s+(?:any|whatever)\s+reason|"
+    r"(?:regardless|irrespective)\s+of\s+(?:the\s+)?(?:reason|cause|circumstances?)|no\s+matter\s+(?:why|what\s+the\s+"
+    r"(?:reason|cause)|the\s+(?:reason|cause))|in\s+(?:all|every|any)\s+cases?|under\s+(?:all|any)\s+circumstances|"
+    r"without\s+exception)\b", re.I)
+
+
+def every_case(text: str) -> bool:
+    """Does ``text`` say its rule holds in every case ("a full refund whatever the reason")? Why: such a claim
+    drops an exception the evidence makes in the rule's own sentence ("..., except where the cancellation is
+    caused by adverse weather"), which the condition checks do not read once the claim has a condition of its own."""
+    return _EVERY_CASE.search(text) is not None
+
+
+def without_every_case(text: str) -> str:
+    """``text`` with its every-case words blanked, offsets kept: "whatever the cause" names no cause of its own."""
+    return _EVERY_CASE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+#: An exception of cases within a rule's sentence: "except where ...", "save when ...", "other than in cases where".
+_CASE_EXCEPTION = re.compile(r"\b(?:except|save|other\s+than|apart\s+from)\s+(?:in\s+cases?\s+(?:where|when)|where|when|if)\b",
+                             re.I)
+
+
+def case_exceptions(sentence: str) -> list[tuple[int, int, int]]:
+    """(where the cue begins, where the excepted case begins, where it ends) for each exception of cases in
+    ``sentence`` ("If we cancel, you get a refund, except where | the cancellation is caused by weather |, ...").
+    Why: a claim that states the rule "whatever the reason" denies the exception; a noun exception ("every day
+    except Monday") is another reading (its day is the claim's own)."""
+    out = []
+    for m in _CASE_EXCEPTION.finditer(sentence):
+        end = re.search(r"[,;:.()]|\s[\u2013\u2014-]\s|$", sentence[m.end():])
+        out.append((m.start(), m.end(), m.end() + (end.start() if end else 0)))
+    return out
+
+
+__all__ += ["every_case", "without_every_case", "case_exceptions"]
+
+
+# -- the maker's own kind of a thing, and another maker's --------------------------------------------------------
+#: Words that name the maker's own kind of a thing ("the original charger", "genuine filters") and another's ("third-
+#: party chargers", "non-genuine filters"): one excludes the other, so a duty to use only the one denies a
+#: permission for the other.
+_OWN_MAKE = r"(?:original|supplied|genuine|official|manufacturer['\u2019]?s|own[- ]brand|oem)"
+_OTHER_MAKE = r"(?:third[- ]party|non[- ]original|non[- ]genuine|non[- ]official|aftermarket|generic|unofficial|other|alternative)"
+_NOT_HEAD = r"(?!(?:with|for|on|in|to|from|when|if|and|or|but|that|which|may|can|could|must|should|are|is)\b)"
+_HEAD = r"(?P<%s>[a-z][\w-]*(?:\s+" + _NOT_HEAD + r"[a-z][\w-]*)?)"
+_ONLY_OWN = re.compile(
+    r"(?:\b(?:must|need\s+to|needs\s+to|have\s+to|has\s+to|(?:is|are)\s+required\s+to|should)\s+|(?:^|(?<=[.;:!]\s))\s*(?:please\s+)?)"
+    r"(?:only\s+(?P<v1>[a-z]+)|(?P<v2>[a-z]+)\s+only)\s+(?:the\s+|a\s+|an\s+|your\s+|its\s+|their\s+)?" + _OWN_MAKE + r"\s+" + _HEAD % "np",
+    re.I)
+_OTHER_ALLOWED = re.compile(
+    # "Third-party chargers may be used", "non-genuine filters can also be fitted", "other chargers are supported"
+    r"\b" + _OTHER_MAKE + r"\s+" + _HEAD % "np" + r"\s+(?:(?:may|can|could)\s+(?:also\s+|still\s+)?be\s+(?P<v1>[a-z]+)|"
+    r"(?:is|are)\s+(?:also\s+)?(?:fine|allowed|permitted|supported|acceptable|ok|okay)\b)"
+    # "you can use a third-party charger", "owners may fit non-genuine parts"
+    r"|\b(?:may|can|could|(?:is|are)\s+(?:free|allowed|permitted)\s+to)\s+(?:also\s+|still\s+)?(?P<v2>[a-z]+)\s+"
+    r"(?:a\s+|an\s+|any\s+)?" + _OTHER_MAKE + r"\s+" + _HEAD % "np2", re.I)
+
+
+def only_own_make(text: str) -> list[tuple[str, str]]:
+    """(the verb, the thing's head noun) of each duty to use only the maker's own kind of a thing: "You must use
+    only the original charger" -> (use, charger). Why: a context that lets another maker's kind be used ("Third-party
+    chargers may be used provided ...") contradicts it, though its modal bears on another subject."""
+    return [((m.group("v1") or m.group("v2")).lower(), m.group("np").split()[-1].lower()) for m in _ONLY_OWN.finditer(text)]
+
+
+def other_make_allowed(text: str) -> list[tuple[str, str]]:
+    """(the verb, or "" for "are fine", the thing's head noun) of each permission for another maker's kind of a
+    thing ("Third-party chargers may be used" -> (used, chargers)): what a duty to use only the maker's own denies."""
+    out = []
+    for m in _OTHER_ALLOWED.finditer(text):
+        np = m.group("np") or m.group("np2")
+        out.append(((m.group("v1") or m.group("v2") or "").lower(), np.split()[-1].lower()))
+    return out
+
+
+__all__ += ["only_own_make", "other_make_allowed"]
+
+
 # -- a party named by its role ------------------------------------------------------------------------------------
 #: The parties a policy names by their role rather than by name ("the customer pays the postage").
 _PARTY_ROLE = re.compile(r"\b(?:the|each|every|a|an)\s+(?:customer|buyer|purchaser|seller|tenant|landlord|owner|"
@@ -1259,3 +1360,29 @@ def describes_coverage(text: str, subject: str | None = None) -> bool:
 
 
 __all__ += ["describes_coverage"]
+
+
+# -- a yes/no question a document answers "No" ---------------------------------------------------------------------
+#: A yes/no question, as an FAQ asks it: "Q: Does the minimum speed guarantee apply over Wi-Fi?"
+_POLAR_QUESTION = re.compile(r"^\s*(?:(?:Q|Question)\s*\d*\s*[:.)\-]\s*)?(?P<q>(?:does|do|is|are|can|will|should|must|"
+                             r"has|have|may)\s[^?]{8,200})\?\s*$", re.I)
+#: An answer that opens with a bare "No": "A: No.", "No, it only covers ...".
+_NO_ANSWER = re.compile(r"^\s*(?:(?:A|Answer)\s*\d*\s*[:.)\-]\s*)?no\s*(?:[.,;!\u2014\u2013]|$)", re.I)
+
+
+def polar_question(sentence: str) -> str | None:
+    """The body of a yes/no question ``sentence`` ("Q: Does the guarantee apply over Wi-Fi?" -> "Does the guarantee
+    apply over Wi-Fi"), or None. Why: an FAQ states its rule as a question and a bare "No" after it; a claim that
+    restates the question as a statement says the opposite of the answer, with no "not" in the evidence to read."""
+    if not sentence.rstrip().endswith("?"):
+        return None
+    m = _POLAR_QUESTION.match(sentence)
+    return m.group("q") if m else None
+
+
+def answers_no(sentence: str) -> bool:
+    """Does ``sentence`` open with a bare "No" answer ("A: No.", "No, only ...")?"""
+    return _NO_ANSWER.match(sentence) is not None
+
+
+__all__ += ["polar_question", "answers_no"]
