@@ -5263,6 +5263,8 @@ def _what_may_happen(text: str) -> bool:
 def _polarity(claim: str, c_terms: set[str], clause: tuple[int, int], sent, a_text: str, out: FactCheck, conf) -> None:
     a, b = clause
     e_text = a_text[a:b]
+    if _QUESTION.search(a_text):
+        return  # (a question states no polarity: "Q: Can I bring my dog? A: No." permits nothing)
     # The figures both sides state anchor them too ("Revenue grew 5% in 2023" / "Revenue fell 5% in 2023").
     e_parsed, c_parsed = _parse(e_text), _parse(claim)
     e_terms = set(e_parsed.term_set) | _anchors(e_parsed)
@@ -5867,12 +5869,18 @@ _DONT = re.compile(r"(?:^|(?<=[.!?:;*\u2022-])\s*|\bplease\s+)(do\s+not|don['\u2
 _AVOIDED = {"required": "forbidden", "recommended": "discouraged", "allowed": "allowed"}
 
 
+#: A question in the context (an FAQ's "Q: Can I ...?"): it asks, it allows or forbids nothing.
+_QUESTION = re.compile(r"\?\s*(?:A:|$)|^\s*Q\s*[:.]", re.I)
+
+
 def _modal_sites(p: _Parsed) -> list[tuple[tuple[str, ...], str, str]]:
     """(subject, verb, object...) a modal governs, its deontic class and its words, for each modal of ``p`` outside
     a condition: "All visitors ... may be asked to sign a confidentiality agreement" -> (visitor, sign,
     confidential, agreement); "you should try to avoid driving" bears on driving as discouraged; "Booking a guided
     tour is optional" on (book, guid, tour) as optional."""
-    out = []
+    out: list[tuple[tuple[str, ...], str, str]] = []
+    if _QUESTION.search(p.text):
+        return out
     for m in _MODAL_WORD.finditer(p.text):
         if _SITE_CONDITION.search(p.text[: m.start()]) or _UNLESS.search(p.text[m.end():]) \
                 or re.search(r"\b(?:may|might|could|would|will|can)\s+$", p.text[: m.start()], re.I):

@@ -4611,3 +4611,14 @@ def test_session22_wte_a_question_the_document_answers_no_stated_as_fact(claim, 
                "Q: Is there a shop on site? A: Yes, a small shop opens from 8am to 6pm.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("You can't bring a barbecue onto the beach.", False),   # the FAQ answers its "Can I ...?" with "No"
+    ("Lifeguards are on duty until 6pm.", False),
+])
+def test_session22_an_faq_question_allows_nothing(claim, flag):
+    context = ("Q: Can I bring a barbecue onto the beach? A: No. Disposable barbecues are banned on the sand. "
+               "Q: When are lifeguards on duty? A: Lifeguards are on duty from 10am until 6pm.")
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.slot in ("modality", "negation") and d.kind == "mismatch"]) == flag, fc.differences
