@@ -479,6 +479,8 @@ def check_facts(
         _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
         if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
             _entities_of_participle_aside(claim, sents, idf, best_score, out, conf, known)
+        if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+            _entities_of_own_clause(claim, c_names, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
@@ -3239,6 +3241,33 @@ def _entities_of_second_predicate(claim: str, c_names: list[Name], sents, idf, b
     if not sub_names:
         return
     _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
+
+
+def _entities_of_own_clause(claim: str, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf,
+                            known) -> None:
+    """The names check again on the one clause of a long claim that holds a name partly new to the context: "The
+    ombudsman found that Voltaic Energy ignored Mr Osei's reports for seven months, and ordered it to ..." where
+    "BrightWatt Energy failed to act on Mr Osei's reports for seven months". Why: the whole claim's words, its other
+    clause loosely reworded, align to no clause of the context, and a name that shares a word ("Energy") with the
+    context is then not even reported as new. Read only for a name of two or more words, one of them never in the
+    context and another in it: a swapped qualifier of a body's name, not a name the context has in part."""
+    clause_spans = clauses(claim)
+    if len(clause_spans) < 2:
+        return
+    ev_words = frozenset().union(*(words(p.text) for _, _, p in sents))
+    for n in c_names:
+        if n.end <= n.start or len(n.tokens) < 2 or not (n.tokens & ev_words) or n.tokens <= ev_words:
+            continue
+        span = next(((a, b) for a, b in clause_spans if a <= n.start and n.end <= b), None)
+        if span is None or span == (0, len(claim)):
+            continue
+        sub = claim[span[0]:span[1]]
+        sub_names = names(sub, known)
+        if sub_names:
+            # (its words weighed evenly: in a clause this short, the one reworded verb the context never uses, "ignored"
+            # for "failed to act", would weigh more than all the words it shares)
+            _entities(sub, _parse(sub), sub_names, sents, {}, best_score, out, conf, known)
+        return
 
 
 #: A participle phrase set off in commas after a short subject: "The study, led by Dr Okafor and published in

@@ -4478,3 +4478,29 @@ def test_session22_two_parties_or_a_described_speaker_are_no_wrong_attribution(c
                'captain said, "Moving the final makes no sense!" Coach Ellie Rand said the squad was ready.')
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
+
+
+# -- session 22 (wtf) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a body's name with a word the context never uses, in a long claim whose second clause is a loose paraphrase
+    ("The tribunal found that Northgate Logistics dismissed Ms Adeyemi without a fair hearing in March, and told it "
+     "to reinstate her within 21 days and pay £4,500 in lost wages.", True),
+    ("The inquiry said Harlow Metro had ignored repeated warnings about the signal fault for two years, and it "
+     "recommended fitting new track circuits by spring.", True),
+    # faithful: the body's own name, and its short form
+    ("The tribunal found that Eastline Logistics dismissed Ms Adeyemi without a fair hearing in March, and told it "
+     "to reinstate her within 21 days and pay £4,500 in lost wages.", False),
+    ("The tribunal found that Eastline dismissed Ms Adeyemi without a fair hearing in March, and told it "
+     "to reinstate her within 21 days and pay £4,500 in lost wages.", False),
+    # faithful: the context's name with a word of its own added, no other name of that head in the context
+    ("The inquiry said Kestrel Metro Rail had ignored repeated warnings about the signal fault for two years, and "
+     "it recommended fitting new track circuits by spring.", False),
+])
+def test_session22_wtf_a_body_named_with_a_new_word_in_a_long_claim(claim, flag):
+    context = ("The Employment Tribunal ruled that Eastline Logistics unfairly dismissed Ms Adeyemi in March without "
+               "holding a disciplinary hearing. It ordered the company to reinstate her within 21 days and to pay "
+               "£4,500 in lost wages. A claim against the agency Staffwise Recruitment was dismissed. "
+               "The rail inquiry found that Kestrel Metro had ignored repeated warnings about a signal fault for two "
+               "years. It recommended that new track circuits be fitted by spring.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded, fc.names_missing)
