@@ -1275,9 +1275,14 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         # (the ordinal of the claim's period is no figure that its words stop at: "free cash flow in the third
         # quarter was $30 million" gives the $30 million "free cash flow", not "quarter" alone)
         mine |= _local_terms(c, c.quantities[i - 1])
+    # (a personal pronoun that is the figure's subject is a word of its own: "you contributed £2,080")
+    my_pronoun = lexicon.subject_pronoun(_stated_with(c, q)[0])
+    if my_pronoun:
+        mine |= {my_pronoun}
     if not mine:
         return None
     part_of = _PARTITIVE.match(p.text, e.end) is not None
+    e_pronoun = lexicon.subject_pronoun(_stated_with(p, e)[0])
     # A sentence's leading key names every figure after it ("Frequency: every 12 minutes at peak, every 20
     # minutes off-peak"), though only the first is stated next to it: it is no figure's own word.
     lead = _LEAD_KEY.match(p.text)
@@ -1295,16 +1300,22 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         if re.fullmatch(r"\s*(?:to|-|\u2013)\s*", p.text[lo.end:hi.start]) and re.search(r"\b(?:from|between)\s*$", p.text[:lo.start], re.I):
             continue  # "rose from £2 to £2.50 in 2023": one thing's old and new value (or a range), not two things'
         theirs, own = _only_terms(p, other, e) - keyed, _only_terms(p, e, other) - keyed
+        their_pronoun = lexicon.subject_pronoun(_stated_with(p, other)[0])
+        if their_pronoun != e_pronoun:
+            # (two figures told apart by their subjects, one a pronoun: "your employer contributed £3,120 and you
+            # contributed £2,080")
+            theirs |= {their_pronoun} if their_pronoun else frozenset()
+            own |= {e_pronoun} if e_pronoun else frozenset()
         if other.start < e.start and other is p.quantities[0] and not content_terms(_stated_with(p, e)[0]):
             # the words that open the sentence frame both figures of a pair written after them: "Tickets cost £18
             # for adults and £9 for children" (the £9 has no words of its own before it: "cost" is both's)
             theirs -= frozenset(_fold(t) for t in content_terms(p.text[:other.start]))
         if _told_of_other(mine, own, theirs):
-            return other, _as_written(p, other, theirs), _as_written(p, e, own)
+            return other, _as_written(p, other, theirs) or their_pronoun or "", _as_written(p, e, own) or e_pronoun or ""
         # Or with some of the other's own words and otherwise only words both share ("Wired charging: 15 W" against
         # "supports 45 W wired charging and 15 W wireless charging": "charging" is both's, "wired" the 45 W's).
         if own and theirs & mine and not own & c.term_set and mine - theirs <= _local_terms(p, e) & _local_terms(p, other):
-            return other, _as_written(p, other, theirs), _as_written(p, e, own)
+            return other, _as_written(p, other, theirs) or their_pronoun or "", _as_written(p, e, own) or e_pronoun or ""
         # A part given as the whole: "31 teachers; 12 of the teachers work part-time" for "has 12 teachers".
         if part_of and not _PARTITIVE.match(c.text, q.end) and own and not own & mine and other.start < e.start:
             return other, "", _as_written(p, e, own)

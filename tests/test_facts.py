@@ -4504,3 +4504,21 @@ def test_session22_wtf_a_body_named_with_a_new_word_in_a_long_claim(claim, flag)
                "years. It recommended that new track circuits be fitted by spring.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded, fc.names_missing)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a figure the context gives to one party of a pair that shares a verb, given to the other
+    ("The tenant paid £1,200 towards the roof repairs.", True),
+    ("Last year you put in £1,900 of your own money.", True),
+    ("In the last tax year your partner saved £2,600 into the account.", True),
+    # faithful: each party's own figure, and both said together in order
+    ("The landlord paid £1,200 towards the roof repairs.", False),
+    ("The landlord and the tenant paid £1,200 and £450 respectively.", False),
+    ("You saved £2,600 into the account last tax year.", False),
+    ("You saved £1,900 into the account last tax year.", True),
+])
+def test_session22_wtf_a_figure_of_one_party_of_a_pair_given_to_the_other(claim, flag):
+    context = ("Of the £1,650 bill for the roof repairs, the landlord paid £1,200 and the tenant paid £450. In the last "
+               "tax year your partner saved £1,900 into the joint ISA, while you saved £2,600.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

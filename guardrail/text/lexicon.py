@@ -447,6 +447,23 @@ def relative_figure(text: str) -> bool:
 __all__.append("relative_figure")
 
 
+#: A personal pronoun as the subject of the few words right before a figure: "you contributed £2,080", "we
+#: paid in £450" (not "paid you £50", where the pronoun is the object).
+_PRONOUN_SUBJECT = re.compile(r"(?<![\w'\u2019])(you|we|i|he|she|they)\s+(?:[a-z]+\s+){1,3}$", re.I)
+
+
+def subject_pronoun(before: str) -> str | None:
+    """The personal pronoun whose figure the words ``before`` a figure give it, lower-cased, if they are "<pronoun>
+    <verb> ...". Why: a pronoun is no content word, so two figures of one sentence told apart only by their
+    subjects ("your employer contributed £3,120 and you contributed £2,080") would otherwise look like one
+    party's; the pronoun is the second figure's own word."""
+    m = _PRONOUN_SUBJECT.search(before)
+    return m.group(1).lower() if m else None
+
+
+__all__.append("subject_pronoun")
+
+
 _QUANT = [
     (0, r"no|none|nobody|never|nothing|no\s+one"),
     (1, r"a\s+few|few|some|several|a\s+minority|sometimes|occasionally|rarely|seldom|a\s+handful|certain|a\s+number\s+of|"
