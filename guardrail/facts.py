@@ -4591,8 +4591,14 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             # (or a name with its title or role set off after it: "Dr Priya Nair, Director of Public Health, called",
             # "Dr. Elena Ruiz, lead author of the study, said")
             titled = None if appos else _NAME_TITLE_PARTY.search(who_text)
-            who_text = appos.group(1) if appos else f"{titled.group(1)} {titled.group(2)}" if titled else re.split(
-                r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
+            pieces = re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)
+            who_text = appos.group(1) if appos else f"{titled.group(1)} {titled.group(2)}" if titled else pieces[-1]
+            if not (appos or titled) and not who_text.strip() and re.search(r"\b(?:and|but)\s*$", clause[: mv.start()]):
+                # (a second predicate of the clause's subject, "Watchdog Transport Focus urged passengers to check
+                # ... and warned that ...": the party is the name that opens the clause)
+                lead = next(iter(names(pieces[0])), None)
+                if lead is not None and len(pieces[0][: lead.start].split()) <= 1:
+                    who_text = lead.text + " "
             # (six words at most, eight for a named party: "Dr Hannah Price of Imperial College London")
             limit = 8 if names(who_text) else 6
             if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > limit or re.search(r"[\"\u201c\u201d(]", who_text):

@@ -4522,3 +4522,18 @@ def test_session22_wtf_a_figure_of_one_party_of_a_pair_given_to_the_other(claim,
                "tax year your partner saved £1,900 into the joint ISA, while you saved £2,600.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a warning the context gives as the second predicate of one party, "X urged ... and warned that ...",
+    # given to another named speaker
+    ("Club chairman Peter Vale warned that season-ticket prices could rise by 15%.", True),
+    # faithful: the party whose second predicate it is, and the other party's own statement
+    ("The Ironside Supporters Trust warned that season-ticket prices could rise by 15%.", False),
+    ("Peter Vale said the new stand would open in August.", False),
+])
+def test_session22_wtf_a_second_predicate_of_saying_is_its_subjects(claim, flag):
+    context = ("Club chairman Peter Vale said the new stand would open in August. Fans' group Ironside Supporters Trust "
+               "welcomed the plans and warned that season-ticket prices could rise by 15%.")
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
