@@ -6820,6 +6820,12 @@ _SPAN_AFTER = re.compile(_SPAN_BEFORE.pattern.replace("before", "after") + r"(?=
                          re.I)
 
 
+#: "after three days," with nothing after the span in its clause: a time waited, no event it follows.
+_AFTER_SPAN = re.compile(r"\bafter\s(?=(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+few|several)\s+"
+                         r"(?:(?:working|business|full|clear)\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\s*(?:[,.;)]|$))",
+                         re.I)
+
+
 #: Event nouns whose verb is spelt apart from them ("Moctezuma's death" is "Moctezuma died").
 _EVENT_NOUN = {"death": "die", "deaths": "die", "birth": "born", "arrival": "arriv", "departure": "depar",
                "sale": "sell", "loss": "lose", "win": "won", "victory": "won", "marriage": "marri", "flight": "fly"}
@@ -6841,6 +6847,8 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     # "at least 45 minutes before your appointment" bounds a time; it orders no two steps.
     text = _SPAN_BEFORE.sub(lambda m: m.group(1) + "ahead  ", text)
     text = _SPAN_AFTER.sub(lambda m: m.group(1) + "since ", text)  # "24–48 hours after birth": a time, no step
+    # ("if symptoms do not improve after three days, see your GP": a time the clause waits, no step before it)
+    text = _AFTER_SPAN.sub(lambda m: "past  " + m.group(0)[6:], text)
     # "X, after which Y" is "X, then Y" (the "which" is X): no "Y after X" with the steps the other way round.
     text = _AFTER_WHICH.sub(lambda m: ", then" + " " * (len(m.group(0)) - 6), text)
     # (a dot inside a version or a number is no sentence end: "before installing 3.0, run the script")
@@ -6858,6 +6866,19 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
                 if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
                     out.append((fx, fy, m.start(), m.end()))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _fallback_steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
+    """(first step's words, fallback step's words, start, end) for a text that says to do one thing and another
+    only if it fails ("Start by writing to HR; if that doesn't resolve it, speak to your manager"), as ``_steps``
+    gives them. Why: ``_steps`` reads a sentence up to a ";" and orders only by "then", "before" and "after"."""
+    pair = lexicon.fallback_split(text)
+    if pair is None:
+        return []
+    fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(pair[0]))
+    fy = frozenset(_step_word(t) for t, _ in terms_with_offsets(pair[1]))
+    return [(fx, fy, 0, len(text))] if fx and fy and len(fx) + len(fy) >= 4 else []
 
 
 #: A stretch of text that may order steps: to a sentence's end or a colon's heading ("Upgrading to 3.0: before
@@ -6959,7 +6980,7 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     must hold most of the words of the context's other step and few of its own."""
     if any(d.slot == "comparison" for d in out.differences):
         return
-    mine = _steps(claim)
+    mine = _steps(claim) + _fallback_steps(claim)
     if not mine:
         return
     # (an initialism the context spells out is read as its words: "becoming its CFO" / "chief financial officer")
@@ -7063,12 +7084,14 @@ def _ordered_pairs(sents) -> list[tuple[frozenset[str], frozenset[str], Evidence
     """The context's ordered steps: those one sentence orders (``_steps``), and a sentence with the one before
     it when it opens by saying it comes next ("... first disconnect it from the modem. Next, press and hold
     the reset button ...")."""
-    out = [(ex, ey, s, a, b) for _, s, p in sents for ex, ey, a, b in _steps(p.text)]
+    out = [(ex, ey, s, a, b) for _, s, p in sents for ex, ey, a, b in _steps(p.text) + _fallback_steps(p.text)]
     for k in range(1, len(sents)):
         (_, s0, p0), (_, s1, p1) = sents[k - 1], sents[k]
-        if s0[0] == s1[0] and _NEXT_STEP.match(p1.text):
+        # (or by saying the step before it failed: "If the matter is not resolved within 10 working days, ...")
+        turn = lexicon.fallback_opener(p1.text) if s0[0] == s1[0] else None
+        if s0[0] == s1[0] and (_NEXT_STEP.match(p1.text) or turn is not None):
             ex = frozenset(_step_word(t) for t, _ in terms_with_offsets(p0.text))
-            ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text))
+            ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text[turn or 0:]))
             if ex and ey:
                 out.append((ex, ey, s1, 0, len(p1.text)))
     return out

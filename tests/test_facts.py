@@ -4537,3 +4537,19 @@ def test_session22_wtf_a_second_predicate_of_saying_is_its_subjects(claim, flag)
                "welcomed the plans and warned that season-ticket prices could rise by 15%.")
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # the step the context says to take only if the first one fails, given as the first
+    ("Call your broadband provider's helpline first; if that doesn't fix it, restart the router.", True),
+    ("See your GP, and if symptoms don't improve after three days, ask a pharmacist for advice.", True),
+    # faithful: the steps in the context's order
+    ("Restart the router first; if that doesn't fix the connection, call your provider's helpline.", False),
+    ("Ask a pharmacist for advice, and if symptoms don't improve after three days, see your GP.", False),
+])
+def test_session22_wtf_a_fallback_step_given_first(claim, flag):
+    context = ("First restart the router by holding the power button for ten seconds. If that does not fix the "
+               "connection, call your broadband provider's helpline. For a mild rash, ask a pharmacist for advice. "
+               "If symptoms do not improve after three days, see your GP.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
