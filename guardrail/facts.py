@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, ordinal_periods, parse_quantities, \
     parts_of_whole, same_value, states_multiple, written_with_scale
@@ -7920,7 +7920,8 @@ _PAIR_CUE = re.compile(r"\b(?:only|just|both|two)\b|[:\u2014\u2013]\s*[^:\u2014\
 _NOTHING_ELSE = re.compile(r"\b(?:everything\s+else|all\s+(?:the\s+)?other|nothing\s+else|no\s+other|none\s+of\s+the\s+other|"
                            r"the\s+rest\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:is|are)|(?:that|those|these)\s+are\s+(?:all|the\s+only)|"
                            r"that['\u2019]?s\s+(?:all|it|the\s+(?:full|complete)))\b", re.I)
-_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:[\w-]+\s+)?(?:list|set|range|line-?up))\b", re.I)
+_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:[\w-]+\s+)?(?:list|set|range|line-?up)|"
+                       r"in\s+full(?=\s*:))\b", re.I)  # ("lists these error codes in full: ...")
 
 
 def _with_referent(sents, k: int) -> frozenset[str]:
@@ -7957,6 +7958,10 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     best = None
     for k, (_, _, p) in enumerate(sents):
         e_items = _enumerated(p.text, long_items=complete)
+        if not e_items and complete:
+            # (a keyed list, "E10 - no water supply, check the tap; E20 - ...", read as its keys only against a list said
+            # to be the whole: its entries' commas hide it from the reading of "A, B and C")
+            e_items = keyed_list(p.text) or None
         if not e_items:
             continue
         e_terms = [_item_terms(i) for i, _ in e_items]

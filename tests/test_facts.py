@@ -4553,3 +4553,17 @@ def test_session22_wtf_a_fallback_step_given_first(claim, flag):
                "If symptoms do not improve after three days, see your GP.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a part of a keyed list ("F1 - ...; F2 - ...") said to be given in full
+    ("The manual gives the fault lights in full: F1 (overheating), F2 (low pressure) and F3 (sensor fault).", True),
+    # faithful: the whole list said in full, and a part not said to be the whole
+    ("The manual gives the fault lights in full: F1, F2, F3 and F4.", False),
+    ("The fault lights include F1 (overheating) and F2 (low pressure).", False),
+])
+def test_session22_wtf_a_keyed_list_said_in_full(claim, flag):
+    context = ("Fault lights: F1 - overheating, let the unit cool; F2 - low pressure, top up the system; F3 - sensor "
+               "fault; F4 - power supply failure. If F4 shows, call an engineer.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
