@@ -46,7 +46,7 @@ from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, num
     weekdays_in_ranges
 from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, ordinal_periods, parse_quantities, \
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, place_of_key, stated_place, elapsed_times, ordinal_periods, parse_quantities, \
     parts_of_whole, same_value, states_multiple, written_with_scale
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
@@ -618,6 +618,7 @@ def check_facts(
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
         _field_of_another_label(claim, sents, out, conf)
+        _field_place(claim, sents, out, conf)
     if _YES_NO_FIELD.fullmatch(claim):
         # The field's value is its polarity: read against the key's words, it replaces the generic readings,
         # which take the value "no" for a "not" somewhere in a looser paraphrase.
@@ -3480,6 +3481,32 @@ def _field_of_another_label(claim: str, sents, out: FactCheck, conf) -> None:
                                                              f"{own_text.strip(' .;')})",
                                               evidence_span=_span(sent, a, b), confidence=conf["moved"]))
             return
+
+
+def _field_place(claim: str, sents, out: FactCheck, conf) -> None:
+    """A structured answer's field of a finishing place ("runner_up: Berwick RC") whose value the context writes
+    with another place ("Tyne Amateur RC beat Durham ARC ..., with Berwick RC third"). Why: the value is a name the
+    context states, so every other reading finds it; only the ordinal beside it says where it finished. Read only
+    for a key that names a place, and only where the context never gives the value the key's own place."""
+    if any(d.kind == "mismatch" for d in out.differences) or ": " not in claim:
+        return
+    key, value = (part.strip() for part in claim.split(": ", 1))
+    place = place_of_key(key)
+    if place is None or len(value) < 3 or not re.search(r"[A-Za-z]", value):
+        return
+    other = None
+    for _, sent, p in sents:
+        for m in re.finditer(re.escape(value), p.text, re.I):
+            stated = stated_place(p.text, m.start(), m.end())
+            if stated is None:
+                continue
+            if stated[0] == place:
+                return
+            other = other or (sent, m, stated[1])
+    if other is not None:
+        sent, m, word = other
+        out.differences.append(Difference(slot="moved", claim_value=f"{key}: {value}", evidence_value=f"{value} {word}",
+                                          evidence_span=_span(sent, m.start(), m.end()), confidence=conf["moved"]))
 
 
 # -- a possibility stated as a certainty ------------------------------------------------------------

@@ -4567,3 +4567,20 @@ def test_session22_wtf_a_keyed_list_said_in_full(claim, flag):
                "fault; F4 - power supply failure. If F4 shows, call an engineer.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, record, flag", [
+    # a structured field of a finishing place whose value the context places elsewhere
+    ("runner_up: Lena Fischer", "winner: Mia Horvat; time: 2:31:08", True),
+    ("second: Harwell Athletic", "first: Kestrel Wanderers; points: 84", True),
+    # faithful: each value at the place the context gives it
+    ("runner_up: Ana Duarte", "winner: Mia Horvat; time: 2:31:08", False),
+    ("third: Lena Fischer", "winner: Mia Horvat; time: 2:31:08", False),
+    ("first: Kestrel Wanderers", "second: Tolby Rovers; points: 84", False),
+])
+def test_session22_wtf_a_finishing_place_field_the_context_places_elsewhere(claim, record, flag):
+    context = ("Mia Horvat won the women's marathon in 2:31:08, 40 seconds ahead of Ana Duarte, with Lena Fischer "
+               "third. Kestrel Wanderers took the title on 84 points; Tolby Rovers finished second and Harwell "
+               "Athletic came third.")
+    flagged, fc = _findings(claim, context, record=record)
+    assert flagged == flag, (fc.differences, fc.reworded)
