@@ -44,9 +44,9 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import ORG_WORDS, TITLES, Name, acronyms, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
-from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, elapsed_times, ordinal_periods, parse_quantities, \
+from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, place_of_key, stated_place, elapsed_times, ordinal_periods, parse_quantities, \
     parts_of_whole, same_value, states_multiple, written_with_scale
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
@@ -485,6 +485,8 @@ def check_facts(
         _entities_of_second_predicate(claim, c_names, sents, idf, best_score, out, conf, known)
         if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
             _entities_of_participle_aside(claim, sents, idf, best_score, out, conf, known)
+        if not any(d.slot in ("entity", "moved", "attribution") for d in out.differences):
+            _entities_of_own_clause(claim, c_names, sents, idf, best_score, out, conf, known)
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
@@ -626,6 +628,7 @@ def check_facts(
     if record is not None:
         _field_value(claim, parsed, question or "", out, conf)
         _field_of_another_label(claim, sents, out, conf)
+        _field_place(claim, sents, out, conf)
     if _YES_NO_FIELD.fullmatch(claim):
         # The field's value is its polarity: read against the key's words, it replaces the generic readings,
         # which take the value "no" for a "not" somewhere in a looser paraphrase.
@@ -1283,9 +1286,14 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         # (the ordinal of the claim's period is no figure that its words stop at: "free cash flow in the third
         # quarter was $30 million" gives the $30 million "free cash flow", not "quarter" alone)
         mine |= _local_terms(c, c.quantities[i - 1])
+    # (a personal pronoun that is the figure's subject is a word of its own: "you contributed £2,080")
+    my_pronoun = lexicon.subject_pronoun(_stated_with(c, q)[0])
+    if my_pronoun:
+        mine |= {my_pronoun}
     if not mine:
         return None
     part_of = _PARTITIVE.match(p.text, e.end) is not None
+    e_pronoun = lexicon.subject_pronoun(_stated_with(p, e)[0])
     # A sentence's leading key names every figure after it ("Frequency: every 12 minutes at peak, every 20
     # minutes off-peak"), though only the first is stated next to it: it is no figure's own word.
     lead = _LEAD_KEY.match(p.text)
@@ -1303,16 +1311,22 @@ def _bound_elsewhere(c: _Parsed, q: Quantity, p: _Parsed, e: Quantity, claim_qs:
         if re.fullmatch(r"\s*(?:to|-|\u2013)\s*", p.text[lo.end:hi.start]) and re.search(r"\b(?:from|between)\s*$", p.text[:lo.start], re.I):
             continue  # "rose from £2 to £2.50 in 2023": one thing's old and new value (or a range), not two things'
         theirs, own = _only_terms(p, other, e) - keyed, _only_terms(p, e, other) - keyed
+        their_pronoun = lexicon.subject_pronoun(_stated_with(p, other)[0])
+        if their_pronoun != e_pronoun:
+            # (two figures told apart by their subjects, one a pronoun: "your employer contributed £3,120 and you
+            # contributed £2,080")
+            theirs |= {their_pronoun} if their_pronoun else frozenset()
+            own |= {e_pronoun} if e_pronoun else frozenset()
         if other.start < e.start and other is p.quantities[0] and not content_terms(_stated_with(p, e)[0]):
             # the words that open the sentence frame both figures of a pair written after them: "Tickets cost £18
             # for adults and £9 for children" (the £9 has no words of its own before it: "cost" is both's)
             theirs -= frozenset(_fold(t) for t in content_terms(p.text[:other.start]))
         if _told_of_other(mine, own, theirs):
-            return other, _as_written(p, other, theirs), _as_written(p, e, own)
+            return other, _as_written(p, other, theirs) or their_pronoun or "", _as_written(p, e, own) or e_pronoun or ""
         # Or with some of the other's own words and otherwise only words both share ("Wired charging: 15 W" against
         # "supports 45 W wired charging and 15 W wireless charging": "charging" is both's, "wired" the 45 W's).
         if own and theirs & mine and not own & c.term_set and mine - theirs <= _local_terms(p, e) & _local_terms(p, other):
-            return other, _as_written(p, other, theirs), _as_written(p, e, own)
+            return other, _as_written(p, other, theirs) or their_pronoun or "", _as_written(p, e, own) or e_pronoun or ""
         # A part given as the whole: "31 teachers; 12 of the teachers work part-time" for "has 12 teachers".
         if part_of and not _PARTITIVE.match(c.text, q.end) and own and not own & mine and other.start < e.start:
             return other, "", _as_written(p, e, own)
@@ -3332,6 +3346,33 @@ def _entities_of_second_predicate(claim: str, c_names: list[Name], sents, idf, b
     _entities(sub, _parse(sub), sub_names, sents, idf, best_score, out, conf, known)
 
 
+def _entities_of_own_clause(claim: str, c_names: list[Name], sents, idf, best_score, out: FactCheck, conf,
+                            known) -> None:
+    """The names check again on the one clause of a long claim that holds a name partly new to the context: "The
+    ombudsman found that Voltaic Energy ignored Mr Osei's reports for seven months, and ordered it to ..." where
+    "BrightWatt Energy failed to act on Mr Osei's reports for seven months". Why: the whole claim's words, its other
+    clause loosely reworded, align to no clause of the context, and a name that shares a word ("Energy") with the
+    context is then not even reported as new. Read only for a name of two or more words, one of them never in the
+    context and another in it: a swapped qualifier of a body's name, not a name the context has in part."""
+    clause_spans = clauses(claim)
+    if len(clause_spans) < 2:
+        return
+    ev_words = frozenset().union(*(words(p.text) for _, _, p in sents))
+    for n in c_names:
+        if n.end <= n.start or len(n.tokens) < 2 or not (n.tokens & ev_words) or n.tokens <= ev_words:
+            continue
+        span = next(((a, b) for a, b in clause_spans if a <= n.start and n.end <= b), None)
+        if span is None or span == (0, len(claim)):
+            continue
+        sub = claim[span[0]:span[1]]
+        sub_names = names(sub, known)
+        if sub_names:
+            # (its words weighed evenly: in a clause this short, the one reworded verb the context never uses, "ignored"
+            # for "failed to act", would weigh more than all the words it shares)
+            _entities(sub, _parse(sub), sub_names, sents, {}, best_score, out, conf, known)
+        return
+
+
 #: A participle phrase set off in commas after a short subject: "The study, led by Dr Okafor and published in
 #: Nature Climate Change, found ...".
 _PARTICIPLE_ASIDE = re.compile(r"^([^,;:]{3,60}),\s+((?:[a-z]{2,}ed|led|run|held|built|written|made|known|born|won|sold|"
@@ -3531,6 +3572,32 @@ def _field_of_another_label(claim: str, sents, out: FactCheck, conf) -> None:
                                                              f"{own_text.strip(' .;')})",
                                               evidence_span=_span(sent, a, b), confidence=conf["moved"]))
             return
+
+
+def _field_place(claim: str, sents, out: FactCheck, conf) -> None:
+    """A structured answer's field of a finishing place ("runner_up: Berwick RC") whose value the context writes
+    with another place ("Tyne Amateur RC beat Durham ARC ..., with Berwick RC third"). Why: the value is a name the
+    context states, so every other reading finds it; only the ordinal beside it says where it finished. Read only
+    for a key that names a place, and only where the context never gives the value the key's own place."""
+    if any(d.kind == "mismatch" for d in out.differences) or ": " not in claim:
+        return
+    key, value = (part.strip() for part in claim.split(": ", 1))
+    place = place_of_key(key)
+    if place is None or len(value) < 3 or not re.search(r"[A-Za-z]", value):
+        return
+    other = None
+    for _, sent, p in sents:
+        for m in re.finditer(re.escape(value), p.text, re.I):
+            stated = stated_place(p.text, m.start(), m.end())
+            if stated is None:
+                continue
+            if stated[0] == place:
+                return
+            other = other or (sent, m, stated[1])
+    if other is not None:
+        sent, m, word = other
+        out.differences.append(Difference(slot="moved", claim_value=f"{key}: {value}", evidence_value=f"{value} {word}",
+                                          evidence_span=_span(sent, m.start(), m.end()), confidence=conf["moved"]))
 
 
 # -- a possibility stated as a certainty ------------------------------------------------------------
@@ -4642,8 +4709,14 @@ def _sayings(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int, 
             # (or a name with its title or role set off after it: "Dr Priya Nair, Director of Public Health, called",
             # "Dr. Elena Ruiz, lead author of the study, said")
             titled = None if appos else _NAME_TITLE_PARTY.search(who_text)
-            who_text = appos.group(1) if appos else f"{titled.group(1)} {titled.group(2)}" if titled else re.split(
-                r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)[-1]
+            pieces = re.split(r"[,;:]|\b(?:and|but|while|whereas|although|though|yet)\b", who_text)
+            who_text = appos.group(1) if appos else f"{titled.group(1)} {titled.group(2)}" if titled else pieces[-1]
+            if not (appos or titled) and not who_text.strip() and re.search(r"\b(?:and|but)\s*$", clause[: mv.start()]):
+                # (a second predicate of the clause's subject, "Watchdog Transport Focus urged passengers to check
+                # ... and warned that ...": the party is the name that opens the clause)
+                lead = next(iter(names(pieces[0])), None)
+                if lead is not None and len(pieces[0][: lead.start].split()) <= 1:
+                    who_text = lead.text + " "
             # (six words at most, eight for a named party: "Dr Hannah Price of Imperial College London")
             limit = 8 if names(who_text) else 6
             if set(who_text.lower().split()) & _NO_PARTY or len(who_text.split()) > limit or re.search(r"[\"\u201c\u201d(]", who_text):
@@ -6952,6 +7025,12 @@ _SPAN_AFTER = re.compile(_SPAN_BEFORE.pattern.replace("before", "after") + r"(?=
                          re.I)
 
 
+#: "after three days," with nothing after the span in its clause: a time waited, no event it follows.
+_AFTER_SPAN = re.compile(r"\bafter\s(?=(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+few|several)\s+"
+                         r"(?:(?:working|business|full|clear)\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\s*(?:[,.;)]|$))",
+                         re.I)
+
+
 #: Event nouns whose verb is spelt apart from them ("Moctezuma's death" is "Moctezuma died").
 _EVENT_NOUN = {"death": "die", "deaths": "die", "birth": "born", "arrival": "arriv", "departure": "depar",
                "sale": "sell", "loss": "lose", "win": "won", "victory": "won", "marriage": "marri", "flight": "fly"}
@@ -6973,6 +7052,8 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
     # "at least 45 minutes before your appointment" bounds a time; it orders no two steps.
     text = _SPAN_BEFORE.sub(lambda m: m.group(1) + "ahead  ", text)
     text = _SPAN_AFTER.sub(lambda m: m.group(1) + "since ", text)  # "24–48 hours after birth": a time, no step
+    # ("if symptoms do not improve after three days, see your GP": a time the clause waits, no step before it)
+    text = _AFTER_SPAN.sub(lambda m: "past  " + m.group(0)[6:], text)
     # "X, after which Y" is "X, then Y" (the "which" is X): no "Y after X" with the steps the other way round.
     text = _AFTER_WHICH.sub(lambda m: ", then" + " " * (len(m.group(0)) - 6), text)
     # (a dot inside a version or a number is no sentence end: "before installing 3.0, run the script")
@@ -6990,6 +7071,19 @@ def _steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
                 if fx and fy and len(fx) + len(fy) >= 4:  # (an event may be one noun: "The donation followed a fire")
                     out.append((fx, fy, m.start(), m.end()))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _fallback_steps(text: str) -> list[tuple[frozenset[str], frozenset[str], int, int]]:
+    """(first step's words, fallback step's words, start, end) for a text that says to do one thing and another
+    only if it fails ("Start by writing to HR; if that doesn't resolve it, speak to your manager"), as ``_steps``
+    gives them. Why: ``_steps`` reads a sentence up to a ";" and orders only by "then", "before" and "after"."""
+    pair = lexicon.fallback_split(text)
+    if pair is None:
+        return []
+    fx = frozenset(_step_word(t) for t, _ in terms_with_offsets(pair[0]))
+    fy = frozenset(_step_word(t) for t, _ in terms_with_offsets(pair[1]))
+    return [(fx, fy, 0, len(text))] if fx and fy and len(fx) + len(fy) >= 4 else []
 
 
 #: A stretch of text that may order steps: to a sentence's end or a colon's heading ("Upgrading to 3.0: before
@@ -7091,7 +7185,7 @@ def _step_order(claim: str, sents, out: FactCheck, conf) -> None:
     must hold most of the words of the context's other step and few of its own."""
     if any(d.slot == "comparison" for d in out.differences):
         return
-    mine = _steps(claim)
+    mine = _steps(claim) + _fallback_steps(claim)
     if not mine:
         return
     # (an initialism the context spells out is read as its words: "becoming its CFO" / "chief financial officer")
@@ -7195,12 +7289,14 @@ def _ordered_pairs(sents) -> list[tuple[frozenset[str], frozenset[str], Evidence
     """The context's ordered steps: those one sentence orders (``_steps``), and a sentence with the one before
     it when it opens by saying it comes next ("... first disconnect it from the modem. Next, press and hold
     the reset button ...")."""
-    out = [(ex, ey, s, a, b) for _, s, p in sents for ex, ey, a, b in _steps(p.text)]
+    out = [(ex, ey, s, a, b) for _, s, p in sents for ex, ey, a, b in _steps(p.text) + _fallback_steps(p.text)]
     for k in range(1, len(sents)):
         (_, s0, p0), (_, s1, p1) = sents[k - 1], sents[k]
-        if s0[0] == s1[0] and _NEXT_STEP.match(p1.text):
+        # (or by saying the step before it failed: "If the matter is not resolved within 10 working days, ...")
+        turn = lexicon.fallback_opener(p1.text) if s0[0] == s1[0] else None
+        if s0[0] == s1[0] and (_NEXT_STEP.match(p1.text) or turn is not None):
             ex = frozenset(_step_word(t) for t, _ in terms_with_offsets(p0.text))
-            ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text))
+            ey = frozenset(_step_word(t) for t, _ in terms_with_offsets(p1.text[turn or 0:]))
             if ex and ey:
                 out.append((ex, ey, s1, 0, len(p1.text)))
     return out
@@ -8053,7 +8149,8 @@ _PAIR_CUE = re.compile(r"\b(?:only|just|both|two)\b|[:\u2014\u2013]\s*[^:\u2014\
 _NOTHING_ELSE = re.compile(r"\b(?:everything\s+else|all\s+(?:the\s+)?other|nothing\s+else|no\s+other|none\s+of\s+the\s+other|"
                            r"the\s+rest\s+(?:of\s+(?:the\s+)?\w+\s+)?(?:is|are)|(?:that|those|these)\s+are\s+(?:all|the\s+only)|"
                            r"that['\u2019]?s\s+(?:all|it|the\s+(?:full|complete)))\b", re.I)
-_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:[\w-]+\s+)?(?:list|set|range|line-?up))\b", re.I)
+_COMPLETE = re.compile(r"\b(?:only|just|all|entire|everything|(?:full|complete|whole)\s+(?:[\w-]+\s+)?(?:list|set|range|line-?up)|"
+                       r"in\s+full(?=\s*:))\b", re.I)  # ("lists these error codes in full: ...")
 
 
 def _with_referent(sents, k: int) -> frozenset[str]:
@@ -8090,6 +8187,10 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     best = None
     for k, (_, _, p) in enumerate(sents):
         e_items = _enumerated(p.text, long_items=complete)
+        if not e_items and complete:
+            # (a keyed list, "E10 - no water supply, check the tap; E20 - ...", read as its keys only against a list said
+            # to be the whole: its entries' commas hide it from the reading of "A, B and C")
+            e_items = keyed_list(p.text) or None
         if not e_items:
             continue
         e_terms = [_item_terms(i) for i, _ in e_items]

@@ -4500,6 +4500,50 @@ def test_session22_an_amount_converted_at_the_stated_rate_is_a_rewording(claim, 
     assert flagged == flag, (fc.differences, fc.reworded)
 
 
+# -- session 22 (wtf) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a body's name with a word the context never uses, in a long claim whose second clause is a loose paraphrase
+    ("The tribunal found that Northgate Logistics dismissed Ms Adeyemi without a fair hearing in March, and told it "
+     "to reinstate her within 21 days and pay £4,500 in lost wages.", True),
+    ("The inquiry said Harlow Metro had ignored repeated warnings about the signal fault for two years, and it "
+     "recommended fitting new track circuits by spring.", True),
+    # faithful: the body's own name, and its short form
+    ("The tribunal found that Eastline Logistics dismissed Ms Adeyemi without a fair hearing in March, and told it "
+     "to reinstate her within 21 days and pay £4,500 in lost wages.", False),
+    ("The tribunal found that Eastline dismissed Ms Adeyemi without a fair hearing in March, and told it "
+     "to reinstate her within 21 days and pay £4,500 in lost wages.", False),
+    # faithful: the context's name with a word of its own added, no other name of that head in the context
+    ("The inquiry said Kestrel Metro Rail had ignored repeated warnings about the signal fault for two years, and "
+     "it recommended fitting new track circuits by spring.", False),
+])
+def test_session22_wtf_a_body_named_with_a_new_word_in_a_long_claim(claim, flag):
+    context = ("The Employment Tribunal ruled that Eastline Logistics unfairly dismissed Ms Adeyemi in March without "
+               "holding a disciplinary hearing. It ordered the company to reinstate her within 21 days and to pay "
+               "£4,500 in lost wages. A claim against the agency Staffwise Recruitment was dismissed. "
+               "The rail inquiry found that Kestrel Metro had ignored repeated warnings about a signal fault for two "
+               "years. It recommended that new track circuits be fitted by spring.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded, fc.names_missing)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a figure the context gives to one party of a pair that shares a verb, given to the other
+    ("The tenant paid £1,200 towards the roof repairs.", True),
+    ("Last year you put in £1,900 of your own money.", True),
+    ("In the last tax year your partner saved £2,600 into the account.", True),
+    # faithful: each party's own figure, and both said together in order
+    ("The landlord paid £1,200 towards the roof repairs.", False),
+    ("The landlord and the tenant paid £1,200 and £450 respectively.", False),
+    ("You saved £2,600 into the account last tax year.", False),
+    ("You saved £1,900 into the account last tax year.", True),
+])
+def test_session22_wtf_a_figure_of_one_party_of_a_pair_given_to_the_other(claim, flag):
+    context = ("Of the £1,650 bill for the roof repairs, the landlord paid £1,200 and the tenant paid £450. In the last "
+               "tax year your partner saved £1,900 into the joint ISA, while you saved £2,600.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
 # -- session 22 (wte) ---
 @pytest.mark.parametrize("claim, flag", [
     # an act said to be fine / safe where the context bans it, in a looser paraphrase of the ban's sentence
@@ -4614,6 +4658,37 @@ def test_session22_wte_a_question_the_document_answers_no_stated_as_fact(claim, 
 
 
 @pytest.mark.parametrize("claim, flag", [
+    # a warning the context gives as the second predicate of one party, "X urged ... and warned that ...",
+    # given to another named speaker
+    ("Club chairman Peter Vale warned that season-ticket prices could rise by 15%.", True),
+    # faithful: the party whose second predicate it is, and the other party's own statement
+    ("The Ironside Supporters Trust warned that season-ticket prices could rise by 15%.", False),
+    ("Peter Vale said the new stand would open in August.", False),
+])
+def test_session22_wtf_a_second_predicate_of_saying_is_its_subjects(claim, flag):
+    context = ("Club chairman Peter Vale said the new stand would open in August. Fans' group Ironside Supporters Trust "
+               "welcomed the plans and warned that season-ticket prices could rise by 15%.")
+    fc = check_facts(claim, sentences(context))
+    assert bool([d for d in fc.differences if d.slot == "attribution"]) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # the step the context says to take only if the first one fails, given as the first
+    ("Call your broadband provider's helpline first; if that doesn't fix it, restart the router.", True),
+    ("See your GP, and if symptoms don't improve after three days, ask a pharmacist for advice.", True),
+    # faithful: the steps in the context's order
+    ("Restart the router first; if that doesn't fix the connection, call your provider's helpline.", False),
+    ("Ask a pharmacist for advice, and if symptoms don't improve after three days, see your GP.", False),
+])
+def test_session22_wtf_a_fallback_step_given_first(claim, flag):
+    context = ("First restart the router by holding the power button for ten seconds. If that does not fix the "
+               "connection, call your broadband provider's helpline. For a mild rash, ask a pharmacist for advice. "
+               "If symptoms do not improve after three days, see your GP.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
     ("You can't bring a barbecue onto the beach.", False),   # the FAQ answers its "Can I ...?" with "No"
     ("Lifeguards are on duty until 6pm.", False),
 ])
@@ -4622,3 +4697,34 @@ def test_session22_an_faq_question_allows_nothing(claim, flag):
                "Q: When are lifeguards on duty? A: Lifeguards are on duty from 10am until 6pm.")
     fc = check_facts(claim, sentences(context))
     assert bool([d for d in fc.differences if d.slot in ("modality", "negation") and d.kind == "mismatch"]) == flag, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a part of a keyed list ("F1 - ...; F2 - ...") said to be given in full
+    ("The manual gives the fault lights in full: F1 (overheating), F2 (low pressure) and F3 (sensor fault).", True),
+    # faithful: the whole list said in full, and a part not said to be the whole
+    ("The manual gives the fault lights in full: F1, F2, F3 and F4.", False),
+    ("The fault lights include F1 (overheating) and F2 (low pressure).", False),
+])
+def test_session22_wtf_a_keyed_list_said_in_full(claim, flag):
+    context = ("Fault lights: F1 - overheating, let the unit cool; F2 - low pressure, top up the system; F3 - sensor "
+               "fault; F4 - power supply failure. If F4 shows, call an engineer.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, record, flag", [
+    # a structured field of a finishing place whose value the context places elsewhere
+    ("runner_up: Lena Fischer", "winner: Mia Horvat; time: 2:31:08", True),
+    ("second: Harwell Athletic", "first: Kestrel Wanderers; points: 84", True),
+    # faithful: each value at the place the context gives it
+    ("runner_up: Ana Duarte", "winner: Mia Horvat; time: 2:31:08", False),
+    ("third: Lena Fischer", "winner: Mia Horvat; time: 2:31:08", False),
+    ("first: Kestrel Wanderers", "second: Tolby Rovers; points: 84", False),
+])
+def test_session22_wtf_a_finishing_place_field_the_context_places_elsewhere(claim, record, flag):
+    context = ("Mia Horvat won the women's marathon in 2:31:08, 40 seconds ahead of Ana Duarte, with Lena Fischer "
+               "third. Kestrel Wanderers took the title on 84 points; Tolby Rovers finished second and Harwell "
+               "Athletic came third.")
+    flagged, fc = _findings(claim, context, record=record)
+    assert flagged == flag, (fc.differences, fc.reworded)

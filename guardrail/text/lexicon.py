@@ -465,6 +465,23 @@ def relative_figure(text: str) -> bool:
 __all__.append("relative_figure")
 
 
+#: A personal pronoun as the subject of the few words right before a figure: "you contributed £2,080", "we
+#: paid in £450" (not "paid you £50", where the pronoun is the object).
+_PRONOUN_SUBJECT = re.compile(r"(?<![\w'\u2019])(you|we|i|he|she|they)\s+(?:[a-z]+\s+){1,3}$", re.I)
+
+
+def subject_pronoun(before: str) -> str | None:
+    """The personal pronoun whose figure the words ``before`` a figure give it, lower-cased, if they are "<pronoun>
+    <verb> ...". Why: a pronoun is no content word, so two figures of one sentence told apart only by their
+    subjects ("your employer contributed £3,120 and you contributed £2,080") would otherwise look like one
+    party's; the pronoun is the second figure's own word."""
+    m = _PRONOUN_SUBJECT.search(before)
+    return m.group(1).lower() if m else None
+
+
+__all__.append("subject_pronoun")
+
+
 _QUANT = [
     (0, r"no|none|nobody|never|nothing|no\s+one"),
     (1, r"a\s+few|few|some|several|a\s+minority|sometimes|occasionally|rarely|seldom|a\s+handful|certain|a\s+number\s+of|"
@@ -1118,6 +1135,37 @@ def step_with_object(earlier: str, later: str) -> str:
 
 
 __all__ += ["step_with_object"]
+
+
+#: A step taken only if the one before it fails: "If that does not fix the connection, ...", "if the matter is not
+#: resolved within 10 working days, ...", "if symptoms don't improve, ...", "if not, ...", "failing that, ...".
+_FALLBACK = re.compile(
+    r"(?:if\s+(?:[\w'\u2019\-]+\s+){1,5}?(?:(?:does|do|did|is|are|was|were|has|have|had)\s*(?:not|n['\u2019]t)|"
+    r"won['\u2019]t|cannot|can['\u2019]t|(?:still\s+)?fails?)\b[^,;.:!?]{0,60}|if\s+not|failing\s+that)\s*,\s*", re.I)
+#: Where a sentence turns to its fallback step: "...; if that doesn't resolve it, ...", "..., and if not, ...".
+_FALLBACK_TURN = re.compile(r"[;,]\s*(?:and\s+|but\s+|otherwise\s+)?(?=(?:if|failing)\s)", re.I)
+
+
+def fallback_opener(text: str) -> int | None:
+    """Where the step begins in ``text`` when it opens by saying the step before failed ("If the matter is not
+    resolved within 10 working days, submit a formal grievance"), else None. Why: such an opener orders its
+    sentence's step after the one before it as surely as "Then ..." does."""
+    m = _FALLBACK.match(text.lstrip())
+    return m.end() + len(text) - len(text.lstrip()) if m else None
+
+
+def fallback_split(text: str) -> tuple[str, str] | None:
+    """(first step, fallback step) of a sentence that says to do one thing and the other only if it fails:
+    "Restart the router; if that doesn't fix it, call the helpline". Why: the fallback is the later step, an
+    order no "then" or "before" states."""
+    for t in _FALLBACK_TURN.finditer(text):
+        m = _FALLBACK.match(text, t.end())
+        if m is not None:
+            return text[:t.start()], text[m.end():]
+    return None
+
+
+__all__ += ["fallback_opener", "fallback_split"]
 
 
 # -- a list's later items, and a passive said the active way ----------------------------------------------------

@@ -18,7 +18,7 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "tracker_ids",
+__all__ = ["Name", "keyed_list", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "tracker_ids",
            "bracket_tags", "quotations", "TITLES", "ORG_WORDS", "affiliations"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
@@ -275,6 +275,22 @@ def codes(text: str) -> list[Name]:
             continue
         out.append(Name(m.start(), m.end(), tok))
     return out
+
+
+#: One entry of a keyed list: a short key (a code or a capitalised word), a dash or colon, its text to the next ";".
+_KEYED_ENTRY = re.compile(r"(?:(?<=^)|(?<=:\s)|(?<=;\s))([A-Z][A-Za-z0-9]{0,11}|\d{1,4}[A-Za-z]?)\s+[-\u2013\u2014:]\s+[^;:]+?(?=;\s|\.(?:\s|$)|$)")
+
+
+def keyed_list(text: str) -> list[tuple[str, int]]:
+    """The keys and their offsets of a list written as entries "KEY - text; KEY - text; ...", three entries at
+    least ("Error codes: E10 - no water supply, check the tap; E20 - drain pump blocked; E40 - ..."). Why: its
+    entries hold commas of their own, so no "A, B and C" reading finds the list, and its keys are its items."""
+    out: list[tuple[str, int]] = []
+    for m in _KEYED_ENTRY.finditer(text):
+        if out and ";" not in text[out[-1][1]:m.start()]:
+            break  # (entries follow one another, each after a ";")
+        out.append((m.group(1), m.start(1)))
+    return out if len(out) >= 3 else []
 
 
 def code_shape(code: str) -> str:

@@ -1212,3 +1212,37 @@ def ordinal_periods(text: str) -> list[tuple[float, float, int, int]]:
 
 
 __all__.append("ordinal_periods")
+
+
+#: A structured field's key that names a finishing place: "winner", "runner_up", "second place", "bronze".
+_PLACE_KEYS = {"winner": 1, "champion": 1, "first": 1, "1st": 1, "gold": 1, "runner up": 2, "second": 2, "2nd": 2,
+               "silver": 2, "third": 3, "3rd": 3, "bronze": 3, "fourth": 4, "4th": 4}
+_PLACE_WORD = r"(first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th|5th|6th)"
+#: A place written right after a party: "with Berwick RC third", "Tolby Rovers finished second", "came in 3rd place".
+_PLACE_AFTER = re.compile(r"\s*,?\s*(?:(?:finished|came|was|were|placed|ended\s+up|ended|took)\s+)?(?:in\s+)?" + _PLACE_WORD
+                          + r"(?:\s+place)?(?=\s*(?:[,.;)]|$|\s+(?:and|with|in|on|at|behind|ahead|overall)\b))", re.I)
+#: A place written right before a party: "third-placed Berwick RC".
+_PLACE_BEFORE = re.compile(_PLACE_WORD + r"[-\s]placed\s+(?:the\s+)?$", re.I)
+
+
+def place_of_key(key: str) -> int | None:
+    """The finishing place a field's key names ("runner_up" -> 2, "third place" -> 3), else None. Why: a record
+    of a result gives each party's place by its key, and the context may place the value elsewhere."""
+    k = re.sub(r"[_\-\s]+", " ", key.strip().lower())
+    return _PLACE_KEYS.get(re.sub(r"\s+(?:place|placed|finisher)$", "", k))
+
+
+def stated_place(text: str, start: int, end: int) -> tuple[int, str] | None:
+    """(place, as written) the text gives the party at ``text[start:end]``: an ordinal right after it, alone or
+    after a verb of finishing ("with Berwick RC third", "Tolby Rovers finished second"), or "third-placed"
+    right before it. Why: the place a party finished is stated beside its name, not as a figure of its own."""
+    m = _PLACE_AFTER.match(text, end) or _PLACE_BEFORE.search(text, max(0, start - 20), start)
+    if m is None:
+        return None
+    word = m.group(1)
+    w = word.lower()
+    n = _ORDINAL_WORDS.get(w) or int(re.sub(r"\D", "", w) or 0)
+    return (n, word) if n else None
+
+
+__all__ += ["place_of_key", "stated_place"]
