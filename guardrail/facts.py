@@ -1756,6 +1756,7 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
 
 #: Words that say a figure is the result of others: only then are the sentences beside the claim's read for operands.
 _TOTAL = re.compile(r"\b(?:total|in all|altogether|combined|overall|ended|ends|end of|net|remaining|left over|in sum|sum of|"
+                    r"(?:comes?|came|coming)\s+to|adds?\s+up\s+to|"
                     r"difference|more than|fewer than|less than|longer|shorter|older|younger|since)\b", re.I)
 #: A claim that says its figure is a sum of several.
 def _around_figure(text: str, q: Quantity) -> str:
@@ -3525,6 +3526,9 @@ def _field_value(claim: str, parsed: Sequence[_Parsed], question: str, out: Fact
     terms = set(_parse(value).wording)  # words, not figures or their units ("190 g" has none)
     if not terms:
         return
+    digits = re.findall(r"\d+", value)
+    if sum(len(d) for d in digits) >= 3 and any(all(d in p.text for d in digits) for p in parsed):
+        return  # (its number as the context writes it, a word of its own beside: "phone 0161 555 0192" of "calling 0161 ...")
     used = set().union(*(p.term_set for p in parsed)) | {_fold(t) for t, _ in terms_with_offsets(question)}
     found = lexicon.attribute_words(value)
     mine = {(s, v) for s, v, _, _ in found}

@@ -4728,3 +4728,20 @@ def test_session22_wtf_a_finishing_place_field_the_context_places_elsewhere(clai
                "Athletic came third.")
     flagged, fc = _findings(claim, context, record=record)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("With both the tent pitch and the electric hook-up, a night comes to £47.", False),   # £32 + £9 + £6
+    ("With both the tent pitch and the electric hook-up, a night comes to £52.", True),
+])
+def test_session22_a_sum_that_comes_to_reads_the_sentences_beside_its_own(claim, flag):
+    context = ("A tent pitch costs £32 a night for two adults. The electric hook-up is £9 a night and each extra "
+               "adult pays £6. Dogs stay free.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_a_field_whose_number_the_context_writes_is_stated():
+    context = "Bookings can be made at the front desk or by calling 0113 496 0721 between 9am and 5pm."
+    fc = check_facts("booking: phone 0113 496 0721", sentences(context), record="venue: front desk")
+    assert not fc.differences, fc.differences

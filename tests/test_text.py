@@ -331,3 +331,18 @@ def test_session22_a_run_of_hyphenated_scores_is_one_figure_each():
     qs = parse_quantities("He carded rounds of 71-67-69-70 at Troon.")
     assert [q.text for q in qs] == ["71", "67", "69", "70"]
     assert not parse_quantities("Version 2024-05-14 was released.")  # a date is no run of scores
+
+
+@pytest.mark.parametrize("text", ["Call the helpline on 0113 496 0721.", "Tel: +44 29 2018 0543", "ring 020-7946-0958 today"])
+def test_session22_a_telephone_number_holds_no_figure(text):
+    assert parse_quantities(text) == []
+
+
+@pytest.mark.parametrize("text, words", [
+    ("Sales were 4,100, up from 3,900 the year before.", []),
+    ("Turnout fell to 52% from 61% last year.", []),
+    ("They finished with a 70% win rate.", []),
+    ("The bridge was built before the cathedral.", ["before"]),
+])
+def test_session22_a_time_or_a_measure_is_no_order_word(text, words):
+    assert [w for w, _ in lexicon.relation_words(text)] == words

@@ -378,10 +378,22 @@ def _scale_of(phrase: str) -> tuple[str, str, str] | None:
     return _SCALE_OF.get(phrase)
 
 
+#: Order and result words that only name a time or a measure: "the year before", "last year", "a 70% win rate".
+_NOT_RELATION = re.compile(r"\b(?:the\s+(?:year|month|week|day|night|season|summer|winter|quarter|term|time)\s+(?P<a>before|after)\b"
+                           r"|(?P<b>last)\s+(?:year|month|week|night|season|summer|winter|spring|autumn|quarter|term|time)\b"
+                           r"|(?P<c>win|loss|lose|winning|losing)\s+(?:rate|ratio|percentage|streak|record|margin|bonus)\b)", re.I)
+
+
 def relation_words(text: str) -> list[tuple[str, int]]:
-    """Order / comparison words and phrases of ``text`` ("cheapest", "most expensive") with their offsets."""
+    """Order / comparison words and phrases of ``text`` ("cheapest", "most expensive") with their offsets; not a
+    word that only names a time ("the year before", "last year") or a measure ("win rate")."""
+    low = text.lower()
+    skip = {m.start(g) for m in _NOT_RELATION.finditer(low) for g in ("a", "b", "c") if m.group(g)} \
+        if any(w in low for w in ("before", "after", "last", "win", "los")) else set()
     out = []
-    for m in _GRADED.finditer(text.lower()):
+    for m in _GRADED.finditer(low):
+        if m.start() in skip:
+            continue
         if m.group(1) and m.group(2) not in _NOT_GRADABLE and m.group(2) not in _SCALE_OF:
             out.append((m.group(0), m.start()))
         else:

@@ -660,11 +660,20 @@ def _frequencies(text: str) -> list[Quantity]:
     return out
 
 
+#: A telephone number: groups of digits, the first with a trunk "0" or a "+" country code ("0161 555 0192",
+#: "+44 20 7946 0958"); nine digits or more in all.
+_PHONE = re.compile(r"(?<![\w.+])(?:\+\d{1,3}|0\d{1,4})(?:[ -]\(?\d{2,5}\)?){2,4}(?!\w|[.,]\d)")
+
+
 def parse_quantities(text: str) -> list[Quantity]:
     """Every quantity of ``text`` in order. Years (1500-2099 with no unit) and clock times are left to
     :mod:`guardrail.text.dates`; ranges ("8 to 10 hours") give the unit to both ends; "three in five" is a
-    share (60%, approximate: "about three in five" for 61%)."""
+    share (60%, approximate: "about three in five" for 61%). A telephone number holds no figure."""
     out = _parse_quantities(text)
+    if any(ch.isdigit() for ch in text) and (" " in text or "-" in text):
+        phones = [(m.start(), m.end()) for m in _PHONE.finditer(text) if sum(ch.isdigit() for ch in m.group(0)) >= 9]
+        if phones:
+            out = [q for q in out if not any(a <= q.start < b for a, b in phones)]
     extra = _half_units(text) + (_ratios(text) if " in " in text or " out of " in text else [])
     if "ice" in text or "nce" in text:
         extra += _frequencies(text)
