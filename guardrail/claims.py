@@ -44,6 +44,7 @@ from sentencex import get_sentence_boundaries
 
 from .citations import parse_markers, strip_markers
 from .types import Claim, UncheckedSpan
+from .text.lexicon import is_abstention
 from .text.quantities import UNITS
 from .text.terms import STOPWORDS
 
@@ -578,6 +579,8 @@ def _clause_spans(text: str, a: int, b: int, min_chars: int) -> list[tuple[int, 
             continue
         lt = seg[left : m.start()]
         rt = seg[m.end() :]
+        if is_abstention(seg) and not is_abstention(rt) and not is_abstention(lt):
+            continue  # ("The note gives the doses; it doesn't say when the next check is due": one abstention, its source first)
         suggestion = m.group(0).rstrip().lower().endswith("so")
         if suggestion and not _FILLER.fullmatch(strip_markers(rt).strip()):
             continue  # (", so ..." parts off only a suggestion: "..., so it's worth asking your GP")
@@ -859,7 +862,10 @@ def _decisions(answer: str) -> list[_Decision]:
             out.extend(_question(answer, u, block, kind))
             continue
         framing = _FRAMING.match(answer, u.start, u.end)
-        if framing and not _is_announcement(plain):  # ("Based on the passages, a caldera can be defined as:" announces)
+        # ("Based on the passages, a caldera can be defined as:" announces; "Based on the document, ..., but it doesn't
+        # say ..." names the source its abstention is about)
+        if framing and not _is_announcement(plain) and not (
+                is_abstention(plain) and not is_abstention(answer[framing.end():u.end])):
             words = _WORD.findall(answer[framing.end() : u.end])
             if len(words) >= 4 or (len(words) >= 3 and _has_verb(words)):
                 out.append(_Decision(u.start, framing.end(), block, u.kind, "lead_in"))

@@ -3229,7 +3229,8 @@ def _entities(claim, c: _Parsed, c_names: list[Name], sents, idf, best_score, ou
         (o for o in clause_names if len(text[a:a + o.start].split()) <= 1
          and re.match(r"(?:['’]s)?\s+(?:is|was|are|were|has|had|have|will|can|\w+ed)\b", text[a + o.end:])), None)
     for n in absent:
-        new = not (n.tokens & ev_words)
+        # (an initialism the context spells out is no new name: "its CFO" of "chief financial officer, Daniel Osei")
+        new = not (n.tokens & ev_words) and not any(n.tokens & acronyms(p.text).keys() for _, _, p in sents)
         slot = None
         if new:
             out.names_missing.append(n.text)
@@ -4768,7 +4769,8 @@ def _speaker(claim: str, sents, out: FactCheck, conf) -> None:
         return
     who, what, _, _, who_text = mine[0]
     at = claim.find(who_text)
-    if re.search(r"\s(?:and|&)\s", who_text) or (at > 0 and re.search(r"\b(?:and|&)\s+(?:the\s+)?$", claim[:at], re.I)):
+    # (a party joined to another by "and", not a clause opened by ", and": "..., and even the Commission described")
+    if re.search(r"\s(?:and|&)\s", who_text) or (at > 0 and re.search(r"[^,;\s]\s+(?:and|&)\s+(?:the\s+)?$", claim[:at], re.I)):
         return  # (two parties said to say it: "The President and the Interior Minister emphasised that A and B" may share it out)
     # A statement of one word ("complained about the noise") is read only where the context says it with
     # the same verb of saying: one shared word and any verb would tie any two parties.
@@ -4863,9 +4865,11 @@ def _quote_owner(claim: str, saying, sents) -> tuple[tuple, list[str]] | None:
 
 
 def _described(party: str) -> bool:
-    """Is a party named by a description, its last word no name ("the former White Sox star", "a spokesman")?"""
+    """Is a party named by a description, its last word no name and its first an article ("the former White Sox star",
+    "a spokesman"; "Dr. Elena Ruiz, lead author of the study" is named)?"""
     last = re.findall(r"[A-Za-z][\w'\u2019-]*", party)
-    return bool(last) and last[-1][0].islower()
+    # (a description opens with its article: "The former White Sox star", "a spokesman", "the club's chairman")
+    return bool(last) and last[-1][0].islower() and re.match(r"\s*(?:the|a|an|this|that|one)\b", party, re.I) is not None
 
 
 def _initialisms_read(tokens: frozenset[str], text: str) -> frozenset[str]:
@@ -5884,6 +5888,12 @@ def _head_sites(text: str) -> tuple[_HeadSite, ...]:
     return tuple(out)
 
 
+#: Nouns said of one thing from another's side: "its bigger sibling" and "its smaller sibling" name two things.
+_RELATIONAL_NOUNS = frozenset(_fold(stem(w)) for w in (
+    "sibling brother sister cousin twin counterpart rival neighbour neighbor partner sister-ship predecessor successor "
+    "cousin model version variant").split())
+
+
 def _grades_way(text: str, site: _HeadSite) -> bool:
     """Does ``text`` hold a word of the site's scale and sign, with or without a noun after it?"""
     if site.kind == "comparison":
@@ -5906,6 +5916,8 @@ def _head_flips(claim: str, sents, out: FactCheck, conf) -> None:
     theirs = [(s, p, site) for _, s, p in sents for site in _head_sites(p.text)]
     for site in mine:
         held = set(site.noun)
+        if site.noun[-1] in _RELATIONAL_NOUNS:
+            continue  # ("Its smaller sibling, the Vela 2" / "Its bigger sibling, the Vela Duo": each from the other's side)
         same_noun = [(s, p, e) for s, p, e in theirs if e.kind == site.kind and e.noun[-1] == site.noun[-1]
                      and (held <= set(e.noun) or set(e.noun) <= held)]
         if site.kind == "comparison":

@@ -814,3 +814,13 @@ def test_session22_a_suggestion_a_sentence_ends_on_after_so_is_no_claim():
     # ", so" before a statement parts nothing
     assert [c.text for c in x.extract("The ferry was full, so we took the 14:10 sailing.")] == [
         "The ferry was full, so we took the 14:10 sailing."]
+
+
+@pytest.mark.parametrize("answer", [
+    "The notice gives the closure dates; it doesn't say when the footpath reopens.",
+    "Based on the leaflet, the pool opens at 7am, but it doesn't say whether there's a lifeguard.",
+])
+def test_session22_an_abstention_stays_one_claim_with_the_source_it_names(answer):
+    x = SentenceClaimExtractor()
+    texts = [c.text for c in x.extract(answer)]
+    assert any("doesn't say" in t and ("notice" in t or "leaflet" in t) for t in texts), texts

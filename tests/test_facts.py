@@ -4745,3 +4745,26 @@ def test_session22_a_field_whose_number_the_context_writes_is_stated():
     context = "Bookings can be made at the front desk or by calling 0113 496 0721 between 9am and 5pm."
     fc = check_facts("booking: phone 0113 496 0721", sentences(context), record="venue: front desk")
     assert not fc.differences, fc.differences
+
+
+def test_session22_session_regressions_found_on_the_earlier_batches():
+    # a grade said of one thing from another's side ("its bigger sibling") is no flip
+    ctx = "The Corrie Lite tent folds flat and weighs 2.1 kg. Its bigger sibling, the Corrie Max, sleeps five and weighs 3.4 kg."
+    fc = check_facts("The Corrie Max sleeps five; its smaller sibling, the Corrie Lite, folds flat.", sentences(ctx))
+    assert not [d for d in fc.differences if d.slot == "comparison"], fc.differences
+    # a quote whose speaker is named with an apposition is that person's, not a description's
+    ctx = ("Dr. Amy Cole, head of the survey team, said the colony 'is recovering faster than expected.' Her colleague, "
+           "Prof. Tom Reyes, urged caution.")
+    fc = check_facts("According to Prof. Tom Reyes, the colony 'is recovering faster than expected.'", sentences(ctx))
+    assert [d for d in fc.differences if d.slot == "attribution"], fc.differences
+    # "..., and even the regulator described it as ..." is one party, not two joined by "and"
+    ctx = ("The regulator confirmed that fares will rise by 4%. Campaign group FairFares called the rise 'a kick in the "
+           "teeth for commuters'.")
+    fc = check_facts("Fares will rise by 4%, and even the regulator described the rise as 'a kick in the teeth for "
+                     "commuters'.", sentences(ctx))
+    assert [d for d in fc.differences if d.slot == "attribution"], fc.differences
+    # "its CFO" is the chief financial officer the context names
+    ctx = ("Norland's chief financial officer, Priya Shah, told investors that margins would improve. She said the "
+           "firm also plans two new plants in Ohio.")
+    fc = check_facts("she said it also plans two new plants in Ohio.", sentences(ctx), subject="CFO")
+    assert not [d for d in fc.differences if d.slot in ("attribution", "entity")], fc.differences

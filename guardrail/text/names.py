@@ -107,7 +107,7 @@ def _initialism_runs(text: str) -> Iterator[tuple[str, frozenset[str], int, int]
             continue
         upper = first[0].isupper()
         letters, used = [], []
-        for t, _, end in toks[i:i + 9]:
+        for j, (t, _, end) in enumerate(toks[i:i + 9], start=i):
             low = t.lower()
             if low in _ACRONYM_SKIP or t == "&":
                 continue
@@ -117,7 +117,7 @@ def _initialism_runs(text: str) -> Iterator[tuple[str, frozenset[str], int, int]
             used.append(re.sub(r"['’]s$", "", low))
             if len(letters) >= 2:
                 yield "".join(letters), frozenset(used), toks[i][1], end
-                if used[0] == "chief" and len(letters) == 2:
+                if used[0] == "chief" and len(letters) == 2 and (j + 1 >= len(toks) or toks[j + 1][0].lower() != "officer"):
                     # ("the chief executive" is the CEO: a chief's title drops its "officer")
                     yield "".join(letters) + "o", frozenset(used), toks[i][1], end
             if len(letters) == (6 if upper else 4):
