@@ -5694,7 +5694,10 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
     seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
     for i in range(len(seq) - len(words_) + 1):
         # (a label's site has no subject: any word before the site names what the claim says it of)
-        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject or not subject for t, _ in seq[:i]):
+        # (or, for a label, "it is" right before them: "it is suitable for children under 6")
+        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and (
+                any(t == subject or not subject for t, _ in seq[:i])
+                or not subject and lexicon.thing_pronoun_before(p.text[_piece_bounds(p.text, seq[i][1])[0]:seq[i][1]])):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
             if re.match(r"\s*(?:which|who|whom|that)\b", p.text[a:q], re.I) \

@@ -112,6 +112,23 @@ def label_negation(text: str) -> int | None:
 __all__.append("label_negation")
 
 
+#: "it is", "it's", "this is", "they are" (an adverb between: "it is also"; the label's own "for": "it is for use on
+#: broken skin") at the end of the words before a label's.
+_THING_PRONOUN_COPULA = re.compile(r"(?<![\w'\u2019])(?:it|this|they|these)(?:\s+(?:is|are|was|were)|['\u2019](?:s|re))"
+                                   r"(?:\s+(?:also|still|now|generally|fully))?(?:\s+for)?\s*$", re.I)
+
+
+def thing_pronoun_before(before: str) -> bool:
+    """Do the words ``before`` a label's words end "it is" / "this is" / "they're"? Why: a label ("Not suitable
+    for children under 6.") says its words of the thing the text describes, and an answer says them of it by a
+    pronoun, which is no content word: "it is suitable for children under 6" affirms the label's words of the same
+    thing, with no word of its own before them."""
+    return bool(_THING_PRONOUN_COPULA.search(before))
+
+
+__all__.append("thing_pronoun_before")
+
+
 #: Support taken away, said with a verb of ending instead of a "not": "support for Python 3.8 has been dropped",
 #: "drops support for Windows 7", "iOS 15 support was removed", "discontinued support for the 2019 models".
 _ENDED = r"(?:dropped|removed|discontinued|ended|withdrawn|retired|deprecated\s+and\s+removed)"
