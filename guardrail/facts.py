@@ -7020,6 +7020,9 @@ _AFTER_INVERTED = re.compile(r"^(?:only\s+)?(?:after|once)\s+(.+?)\s+(?:should|c
 #: "The donation followed a fire" (the fire first); "The survey preceded the vote" (the survey first).
 _FOLLOWED = re.compile(r"^(.+?)\s+(?:followed|came\s+after|was\s+preceded\s+by)\s+(.+)$", re.I)
 _PRECEDED = re.compile(r"^(.+?)\s+(?:preceded|came\s+before|was\s+followed\s+by)\s+(.+)$", re.I)
+#: The inverted main clause after an "only after" clause: "... is installed should you run", "... can the lid be".
+_INVERTED_MODAL = re.compile(r"\s+(?=(?:should|must|can|may|will|do|does)\s+(?:you|we|they|it|the|your|our|this|these)\b)",
+                             re.I)
 _AFTER_WHICH = re.compile(r",\s*after\s+(?:which|that|this)(?=\s)", re.I)
 _SPAN_BEFORE = re.compile(r"(\b(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|24|48)\s+"
                           r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+)before\s", re.I)
@@ -7133,6 +7136,16 @@ def _ordered_in(piece: str, depth: int = 0) -> list[tuple[str, str]]:
             # "After centrifuging, resuspend the pellet and then remove the supernatant": the two steps
             # the claim orders are in the main clause.
             hit = _THEN.match(hit.group(2))
+        inverted = _INVERTED_MODAL.search(hit.group(1)) if hit and pat is _AFTER_LEAD else None
+        # (an "after" clause of its own subject and verb, not the subject alone: "Once you do this, restart")
+        if hit and inverted and len(hit.group(1)[:inverted.start()].split()) >= 2:
+            # "Only after the package is installed should you run migrate, then restart": the comma ends the inverted
+            # main clause, not the "after" clause; the package first, then migrate, then the restart.
+            x, y = hit.group(1)[:inverted.start()], hit.group(1)[inverted.start():]
+            pairs = [(x, y), (y, hit.group(2))]
+            if depth < 2:
+                pairs += _ordered_in(hit.group(2).strip(), depth + 1)
+            return pairs
         if hit:
             x, y = hit.group(1), hit.group(2)
             end = _NEW_CLAUSE.search(y)
