@@ -7361,6 +7361,8 @@ def _order_after(before: str, claim: str, sents, out: FactCheck, conf) -> None:
         return
     body = re.sub(r"^\W*(?:after\s+(?:that|this)|afterwards?|then|next|subsequently|later|finally)\b\W*", "", claim, flags=re.I)
     body = re.sub(r"\b(?:(?:shortly|soon|immediately|only)\s+)?(?:afterwards?|thereafter|after\s+that)\b", " ", body, flags=re.I)
+    later = lexicon.span_later_end(body)  # ("... two years later": a time, no word of the step)
+    body = body[:later.start()] if later else body
     end = _FIRST_STEP_END.search(body)
     first = body[: end.start()] if end and end.start() > 8 else body
     cx = frozenset(_step_word(t) for t, _ in terms_with_offsets(before))

@@ -129,6 +129,22 @@ def thing_pronoun_before(before: str) -> bool:
 __all__.append("thing_pronoun_before")
 
 
+#: A span said to follow what came before, at the end of a statement: "two years later", "a few weeks later".
+_SPAN_LATER_END = re.compile(r"[,\s]+(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,3}|a\s+few|several)\s+)"
+                             r"(?:(?:days?|weeks?|months?|years?|decades?)\s+)later\W*$", re.I)
+
+
+def span_later_end(text: str) -> re.Match[str] | None:
+    """The "two years later" a statement ends on, if it does. Why: it places the statement's event a span after the
+    one before it ("The station opened in 1847, and the canal basin was finished two years later"), as "afterwards"
+    does; split from that statement, the claim still says it comes after it. The span is required: a bare
+    "later" ("details will follow later") places nothing."""
+    return _SPAN_LATER_END.search(text)
+
+
+__all__.append("span_later_end")
+
+
 #: Support taken away, said with a verb of ending instead of a "not": "support for Python 3.8 has been dropped",
 #: "drops support for Windows 7", "iOS 15 support was removed", "discontinued support for the 2019 models".
 _ENDED = r"(?:dropped|removed|discontinued|ended|withdrawn|retired|deprecated\s+and\s+removed)"
