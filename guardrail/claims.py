@@ -44,6 +44,7 @@ from sentencex import get_sentence_boundaries
 
 from .citations import parse_markers, strip_markers
 from .types import Claim, UncheckedSpan
+from .text import lexicon
 from .text.lexicon import is_abstention
 from .text.quantities import UNITS
 from .text.terms import STOPWORDS
@@ -1108,7 +1109,7 @@ class SentenceClaimExtractor:
             lead = _PRONOUN_LEAD.match(text)
             # "After that, disconnect ...", "... died shortly afterwards": after the claim before.
             after = claims[-1].text if claims and (
-                _AFTER_PREVIOUS.search(text) or _next_numbered_step(answer, cands[n - 2] if n > 1 else None, c)) else None
+                _AFTER_PREVIOUS.search(text) or lexicon.span_later_end(text) or _next_numbered_step(answer, cands[n - 2] if n > 1 else None, c)) else None
             they = lead is not None and lead.group(0).strip().lower() == "they"
             claims.append(Claim(id=f"c{n}", text=text, start=c.start, end=c.end, kind=c.kind, citations=cites,
                                 subject=(subject or plural) if they else subject if lead else None, after=after))

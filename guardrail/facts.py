@@ -5702,7 +5702,10 @@ def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
     seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]
     for i in range(len(seq) - len(words_) + 1):
         # (a label's site has no subject: any word before the site names what the claim says it of)
-        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and any(t == subject or not subject for t, _ in seq[:i]):
+        # (or, for a label, "it is" right before them: "it is suitable for children under 6")
+        if tuple(t for t, _ in seq[i:i + len(words_)]) == words_ and (
+                any(t == subject or not subject for t, _ in seq[:i])
+                or not subject and lexicon.thing_pronoun_before(p.text[_piece_bounds(p.text, seq[i][1])[0]:seq[i][1]])):
             q = seq[i][1]
             a, _ = _piece_bounds(p.text, q)
             if re.match(r"\s*(?:which|who|whom|that)\b", p.text[a:q], re.I) \
@@ -7033,6 +7036,9 @@ _AFTER_INVERTED = re.compile(r"^(?:only\s+)?(?:after|once)\s+(.+?)\s+(?:should|c
 #: "The donation followed a fire" (the fire first); "The survey preceded the vote" (the survey first).
 _FOLLOWED = re.compile(r"^(.+?)\s+(?:followed|came\s+after|was\s+preceded\s+by)\s+(.+)$", re.I)
 _PRECEDED = re.compile(r"^(.+?)\s+(?:preceded|came\s+before|was\s+followed\s+by)\s+(.+)$", re.I)
+#: The inverted main clause after an "only after" clause: "... is installed should you run", "... can the lid be".
+_INVERTED_MODAL = re.compile(r"\s+(?=(?:should|must|can|may|will|do|does)\s+(?:you|we|they|it|the|your|our|this|these)\b)",
+                             re.I)
 _AFTER_WHICH = re.compile(r",\s*after\s+(?:which|that|this)(?=\s)", re.I)
 _SPAN_BEFORE = re.compile(r"(\b(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|24|48)\s+"
                           r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+)before\s", re.I)
@@ -7146,6 +7152,16 @@ def _ordered_in(piece: str, depth: int = 0) -> list[tuple[str, str]]:
             # "After centrifuging, resuspend the pellet and then remove the supernatant": the two steps
             # the claim orders are in the main clause.
             hit = _THEN.match(hit.group(2))
+        inverted = _INVERTED_MODAL.search(hit.group(1)) if hit and pat is _AFTER_LEAD else None
+        # (an "after" clause of its own subject and verb, not the subject alone: "Once you do this, restart")
+        if hit and inverted and len(hit.group(1)[:inverted.start()].split()) >= 2:
+            # "Only after the package is installed should you run migrate, then restart": the comma ends the inverted
+            # main clause, not the "after" clause; the package first, then migrate, then the restart.
+            x, y = hit.group(1)[:inverted.start()], hit.group(1)[inverted.start():]
+            pairs = [(x, y), (y, hit.group(2))]
+            if depth < 2:
+                pairs += _ordered_in(hit.group(2).strip(), depth + 1)
+            return pairs
         if hit:
             x, y = hit.group(1), hit.group(2)
             end = _NEW_CLAUSE.search(y)
@@ -7361,6 +7377,8 @@ def _order_after(before: str, claim: str, sents, out: FactCheck, conf) -> None:
         return
     body = re.sub(r"^\W*(?:after\s+(?:that|this)|afterwards?|then|next|subsequently|later|finally)\b\W*", "", claim, flags=re.I)
     body = re.sub(r"\b(?:(?:shortly|soon|immediately|only)\s+)?(?:afterwards?|thereafter|after\s+that)\b", " ", body, flags=re.I)
+    later = lexicon.span_later_end(body)  # ("... two years later": a time, no word of the step)
+    body = body[:later.start()] if later else body
     end = _FIRST_STEP_END.search(body)
     first = body[: end.start()] if end and end.start() > 8 else body
     cx = frozenset(_step_word(t) for t, _ in terms_with_offsets(before))

@@ -4741,6 +4741,23 @@ def test_session22_a_sum_that_comes_to_reads_the_sentences_beside_its_own(claim,
     assert flagged == flag, (fc.differences, fc.reworded)
 
 
+# -- session 22 (wtg) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a leaflet's verbless "Not suitable for ..." label, affirmed of "it"
+    ("It is suitable for children under 12.", True),
+    ("it is for use on broken skin.", True),
+    # faithful: the label's own denial, and what the leaflet does affirm
+    ("It is not suitable for children under 12.", False),
+    ("It can be used on dry or cracked skin.", False),
+    ("It is suitable for adults.", False),
+])
+def test_session22_wtg_a_label_denial_affirmed_of_a_pronoun(claim, flag):
+    context = ("Apply a thin layer twice daily. It can be used on dry or cracked skin. Not for use on broken, infected "
+               "or weeping skin. Not suitable for children under 12 years of age.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
 def test_session22_a_field_whose_number_the_context_writes_is_stated():
     context = "Bookings can be made at the front desk or by calling 0113 496 0721 between 9am and 5pm."
     fc = check_facts("booking: phone 0113 496 0721", sentences(context), record="venue: front desk")
@@ -4768,3 +4785,32 @@ def test_session22_session_regressions_found_on_the_earlier_batches():
            "firm also plans two new plants in Ohio.")
     fc = check_facts("she said it also plans two new plants in Ohio.", sentences(ctx), subject="CFO")
     assert not [d for d in fc.differences if d.slot in ("attribution", "entity")], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # "Only after A should you B, then C": a claim that puts B before A
+    ("Pair the remote, then flash the new firmware.", True),
+    ("Pair the remote with the hub before you flash the firmware.", True),
+    # faithful: the order the context gives
+    ("Flash the new firmware, then pair the remote and reboot the hub.", False),
+])
+def test_session22_wtg_an_inverted_only_after_orders_its_steps(claim, flag):
+    context = ("Unbox the hub and connect it to power. Only once the firmware has been flashed should you pair the "
+               "remote, then reboot the hub.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("before, claim, flag", [
+    # "... N years later" of a claim whose event the context puts first
+    ("The abbey was founded in 1132.", "the market charter was granted three years later.", True),
+    # faithful: the later event said later
+    ("The market charter was granted in 1129.", "the abbey was founded three years later.", False),
+])
+def test_session22_wtg_an_event_said_a_span_later(before, claim, flag):
+    from guardrail.claims import SentenceClaimExtractor
+    context = "The abbey was founded in 1132, three years after the market charter was granted. It closed in 1539."
+    flagged, fc = _findings(claim, context, after=before)
+    assert flagged == flag, (fc.differences, fc.reworded)
+    claims = SentenceClaimExtractor().extract(before[:-1] + ", and " + claim)
+    assert claims[-1].after is not None, [(c.text, c.after) for c in claims]

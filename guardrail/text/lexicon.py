@@ -112,6 +112,39 @@ def label_negation(text: str) -> int | None:
 __all__.append("label_negation")
 
 
+#: "it is", "it's", "this is", "they are" (an adverb between: "it is also"; the label's own "for": "it is for use on
+#: broken skin") at the end of the words before a label's.
+_THING_PRONOUN_COPULA = re.compile(r"(?<![\w'\u2019])(?:it|this|they|these)(?:\s+(?:is|are|was|were)|['\u2019](?:s|re))"
+                                   r"(?:\s+(?:also|still|now|generally|fully))?(?:\s+for)?\s*$", re.I)
+
+
+def thing_pronoun_before(before: str) -> bool:
+    """Do the words ``before`` a label's words end "it is" / "this is" / "they're"? Why: a label ("Not suitable
+    for children under 6.") says its words of the thing the text describes, and an answer says them of it by a
+    pronoun, which is no content word: "it is suitable for children under 6" affirms the label's words of the same
+    thing, with no word of its own before them."""
+    return bool(_THING_PRONOUN_COPULA.search(before))
+
+
+__all__.append("thing_pronoun_before")
+
+
+#: A span said to follow what came before, at the end of a statement: "two years later", "a few weeks later".
+_SPAN_LATER_END = re.compile(r"[,\s]+(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,3}|a\s+few|several)\s+)"
+                             r"(?:(?:days?|weeks?|months?|years?|decades?)\s+)later\W*$", re.I)
+
+
+def span_later_end(text: str) -> re.Match[str] | None:
+    """The "two years later" a statement ends on, if it does. Why: it places the statement's event a span after the
+    one before it ("The station opened in 1847, and the canal basin was finished two years later"), as "afterwards"
+    does; split from that statement, the claim still says it comes after it. The span is required: a bare
+    "later" ("details will follow later") places nothing."""
+    return _SPAN_LATER_END.search(text)
+
+
+__all__.append("span_later_end")
+
+
 #: Support taken away, said with a verb of ending instead of a "not": "support for Python 3.8 has been dropped",
 #: "drops support for Windows 7", "iOS 15 support was removed", "discontinued support for the 2019 models".
 _ENDED = r"(?:dropped|removed|discontinued|ended|withdrawn|retired|deprecated\s+and\s+removed)"
