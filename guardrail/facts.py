@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, endpoints, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, place_of_key, stated_place, elapsed_times, ordinal_periods, parse_quantities, \
     parts_of_whole, same_value, states_multiple, written_with_scale
@@ -490,6 +490,7 @@ def check_facts(
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
+    _endpoint_method(claim, sents, out, conf)
     _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
@@ -3089,6 +3090,26 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
                                                   evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))
                 break
+
+
+def _endpoint_method(claim: str, sents, out: FactCheck, conf) -> None:
+    """An API path given under an HTTP method the context never pairs with it: "GET /v2/orders/query" where the
+    context has "POST /v2/orders/query". Why: the path's words and figures all match, so the alignment and the
+    code reading find it stated, and in a structured answer the field's siblings align it to another sentence;
+    yet another method is another endpoint. Read only where the claim writes an endpoint; a path the context
+    gives under the claim's method anywhere (one path, several methods) is left alone."""
+    mine = endpoints(claim)
+    if not mine:
+        return
+    said = {d.claim_value for d in out.differences}
+    for method, path, _, _ in mine:
+        if method in said:
+            continue
+        theirs = [(sent, m, a, b) for _, sent, p in sents for m, pa, a, b in endpoints(p.text) if pa == path]
+        if theirs and not any(m == method for _, m, _, _ in theirs):
+            sent, m, a, b = theirs[0]
+            out.differences.append(Difference(slot="entity", claim_value=f"{method} {path}", evidence_value=f"{m} {path}",
+                                              evidence_span=_span(sent, a, b), confidence=conf["entity"]))
 
 
 def _tag_swapped(claim: str, sents, out: FactCheck, conf) -> None:

@@ -4728,3 +4728,28 @@ def test_session22_wtf_a_finishing_place_field_the_context_places_elsewhere(clai
                "Athletic came third.")
     flagged, fc = _findings(claim, context, record=record)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+# -- session 22 (wth) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a path given under a method the context never pairs with it
+    ("Refunds are issued by calling PUT /v1/refunds with the charge id.", True),
+    ("To remove a customer, call PATCH /v1/customers/{id}.", True),
+    # faithful: each path under its own method (one path may take several)
+    ("To remove a customer, call DELETE /v1/customers/{id}.", False),
+    ("A customer's record is returned by GET /v1/customers/{id}.", False),
+    ("Refunds are issued by calling POST /v1/refunds with the charge id.", False),
+])
+def test_session22_wth_an_endpoint_under_another_method(claim, flag):
+    context = ("To refund a charge, send `POST /v1/refunds` with the charge id. `DELETE /v1/customers/{id}` removes a "
+               "customer and `GET /v1/customers/{id}` returns one.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wth_an_endpoint_field_under_another_method():
+    context = ("The `GET /v3/invoices/export` endpoint is retired on 1 March 2027. Use `POST /v4/invoices/export` "
+               "instead, which returns a job id.")
+    record = "old: GET /v3/invoices/export; retired: 2027-03-01"
+    assert _findings("new: GET /v4/invoices/export", context, record=record)[0]
+    assert not _findings("new: POST /v4/invoices/export", context, record=record)[0]
