@@ -8280,6 +8280,22 @@ def _colon_items(text: str) -> list[str]:
     return [x for x in items if x] if len(items) >= 3 else []
 
 
+def _line_items(sents, k: int) -> list[str]:
+    """The items of a list given one to a line after sentence ``k``'s closing colon ("... any of the following:"
+    then "- contactless bank card", "- the Metrocard smartcard", ...), three at least, or []. Why: the sentence
+    splitter makes each line a sentence of its own, so the colon's sentence holds no items to count. An item is a
+    short fragment of the same document, with no full stop, so the prose that follows the list is not one."""
+    if not sents[k][2].text.rstrip().endswith(":"):
+        return []
+    items: list[str] = []
+    for _, s, p in sents[k + 1:k + 13]:
+        text = p.text.strip().rstrip(";,")
+        if s[0] != sents[k][1][0] or not text or text[-1] in ".!?:" or len(text.split()) > 12:
+            break
+        items.append(_ITEM_LEAD.sub("", text).strip())
+    return items if len(items) >= 3 else []
+
+
 def _counted_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     """A list the claim counts ("three things the policy won't pay for: ...", "four criteria, in this order:
     ...") where the context's list of the same things, after its own colon, is longer: the claim names most of its
@@ -8294,8 +8310,8 @@ def _counted_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     colon = _COUNT_COLON.match(claim, count.end)
     assert colon is not None
     said = {_fold(t) for t in content_terms(claim[colon.end():]) if not t[0].isdigit()}
-    for _, sent, p in sents:
-        items = _colon_items(p.text)
+    for k, (_, sent, p) in enumerate(sents):
+        items = _colon_items(p.text) or _line_items(sents, k)
         if len(items) <= count.magnitude:
             continue
         terms = [_item_terms(x) for x in items]

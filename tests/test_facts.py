@@ -4753,3 +4753,20 @@ def test_session22_wth_an_endpoint_field_under_another_method():
     record = "old: GET /v3/invoices/export; retired: 2027-03-01"
     assert _findings("new: GET /v4/invoices/export", context, record=record)[0]
     assert not _findings("new: POST /v4/invoices/export", context, record=record)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a list the context gives one item to a line, counted short and said to be all of it
+    ("The library takes just three forms of ID: a passport, a driving licence and a utility bill.", True),
+    ("There are only two ways to renew: online and by phone.", True),
+    # faithful: the whole list counted and named
+    ("The library takes five forms of ID: a passport, a driving licence, a utility bill, a bank statement "
+     "and a council tax letter.", False),
+])
+def test_session22_wth_a_list_given_line_by_line_counted_short(claim, flag):
+    context = ("To join the library, bring any one of the following:\n- a passport\n- a driving licence\n"
+               "- a utility bill\n- a bank statement\n- a council tax letter\nPhotocopies are not accepted.\n"
+               "You can renew a loan in these ways:\n- online\n- by phone\n- at any branch desk\n"
+               "Renewals are free of charge.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
