@@ -623,6 +623,7 @@ def check_facts(
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
     _counted_list(claim, c, sents, out, conf)
+    _rule_outcome_swapped(claim, sents, out, conf)
     if record is None:
         _added_clause(claim, parsed, question or "", idf, out, conf)
     _credential(claim, sents, question or "", out, conf)
@@ -8294,6 +8295,33 @@ def _line_items(sents, k: int) -> list[str]:
             break
         items.append(_ITEM_LEAD.sub("", text).strip())
     return items if len(items) >= 3 else []
+
+
+def _rule_outcome_swapped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A case of the context's rules given another rule's outcome: "Red light flashing: the machine needs
+    descaling" where the context says "If the red light flashes, the water tank is empty. If the red and green
+    lights flash together, the machine needs descaling." Why: each case and each outcome is stated, so the words
+    and values all align; only the pairing is wrong. Read only where the claim is such a rule and the context
+    states two rules at least; the claim's case must be one rule's case word for word (a case the claim widens
+    or narrows is some other rule's), its outcome share no word with that rule's outcome, and most of its words
+    be another rule's outcome."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    mine = lexicon.rule_parts(claim)
+    if mine is None:
+        return
+    case, outcome = _item_terms(mine[0]), _item_terms(mine[1])
+    if len(case) < 2 or len(outcome) < 2:
+        return
+    rules = [(sent, _item_terms(r[0]), _item_terms(r[1])) for _, sent, p in sents
+             if (r := lexicon.rule_parts(p.text)) is not None]
+    own = [r for r in rules if r[1] == case]
+    if len(rules) < 2 or len(own) != 1 or outcome & own[0][2]:
+        return
+    other = next((r for r in rules if r is not own[0] and len(outcome & r[2]) >= max(2.0, 0.6 * len(outcome))), None)
+    if other is not None:
+        out.differences.append(Difference(slot="condition", claim_value=claim.strip(), evidence_value=own[0][0][3].strip(),
+                                          evidence_span=_span(own[0][0]), confidence=conf["condition"]))
 
 
 def _counted_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:

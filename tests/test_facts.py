@@ -4770,3 +4770,20 @@ def test_session22_wth_a_list_given_line_by_line_counted_short(claim, flag):
                "Renewals are free of charge.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a case of the context's rules paired with another rule's outcome
+    ("If the alarm chirps every minute, smoke has been detected.", True),
+    ("Display shows E4: the door is not shut properly", True),
+    # faithful: each case with its own outcome, reworded
+    ("Alarm chirping every minute: the battery is running low", False),
+    ("If the alarm sounds three long beeps, smoke was detected, so leave the building.", False),
+    ("Display shows E4: clean the blocked filter", False),
+])
+def test_session22_wth_a_rule_case_given_another_rules_outcome(claim, flag):
+    context = ("If the alarm chirps every minute, the battery is low and must be replaced. If the alarm sounds three "
+               "long beeps, smoke has been detected and you should leave the building. If the display shows E4, the "
+               "filter is blocked. If the display shows E7, the door is not shut properly.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
