@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, endpoints, name_tokens, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, endpoints, lettered, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, place_of_key, stated_place, elapsed_times, ordinal_periods, parse_quantities, \
     parts_of_whole, same_value, states_multiple, written_with_scale
@@ -491,6 +491,7 @@ def check_facts(
     _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
     _endpoint_method(claim, sents, out, conf)
+    _figure_of_a_sibling(c, sents, out, conf)
     _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
@@ -3091,6 +3092,44 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
                                                   evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))
                 break
+
+
+def _figure_of_a_sibling(c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A figure told of one lettered member of a set that the context states of another: "TOI-2318 b ... completes
+    an orbit every 11.8 days" where the context gives planet b 5.4 days and "TOI-2318 c takes 11.8 days". Why: the
+    name reading drops the letter, so the sibling's sentence names the claim's subject and states its figure, and
+    the figure reads as stated. Read only where the claim names a lettered member; the figure must be stated only
+    in sentences that name a sibling and not the member, and the member's own sentences (those that name it, and
+    those after them up to the next that names a sibling) must give a rival of the same kind."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    mine = lettered(c.text)
+    if not mine:
+        return
+    # whose each sentence is: the members it names, else those of the sentence before it in the same document
+    owners: list[frozenset[tuple[str, str]]] = []
+    for k, (_, s, p) in enumerate(sents):
+        named = frozenset((b, x) for b, x, _ in lettered(p.text))
+        if not named and k and sents[k - 1][1][0] == s[0]:
+            named = owners[-1]
+        owners.append(named)
+    for q in c.quantities:
+        if q.kind in ("", "count") or not q.dimension:
+            continue
+        base, letter = next(((b, x) for b, x, at in reversed(mine) if at < q.start), mine[0][:2])
+        hits = [k for k, (_, _, p) in enumerate(sents) if any(_equivalent(q, e) for e in p.quantities)]
+        if not hits or any((base, letter) in owners[k] or not any(b == base for b, _ in owners[k]) for k in hits):
+            continue
+        for k, (_, s, p) in enumerate(sents):
+            if (base, letter) not in owners[k] or any(b == base and x != letter for b, x in owners[k]):
+                continue
+            rival = next((e for e in p.quantities if e.dimension == q.dimension and _slot(q, e) is not None
+                          and not _equivalent(q, e)), None)
+            if rival is not None:
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=rival.text,
+                                                  evidence_span=_span(s, rival.start, rival.end), confidence=conf["number"]))
+                return
 
 
 def _endpoint_method(claim: str, sents, out: FactCheck, conf) -> None:

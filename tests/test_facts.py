@@ -4787,3 +4787,17 @@ def test_session22_wth_a_rule_case_given_another_rules_outcome(claim, flag):
                "filter is blocked. If the display shows E7, the door is not shut properly.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a figure the context states of a sibling member of the set ("... c"), told of the claim's member ("... b")
+    ("Kepler-1649 b, the hotter of the two, takes 19.5 days to circle its star.", True),
+    # faithful: each figure of its own member
+    ("Kepler-1649 c takes 19.5 days to circle its star.", False),
+    ("Kepler-1649 b circles its star every 8.7 days, while Kepler-1649 c takes 19.5 days.", False),
+])
+def test_session22_wth_a_figure_of_a_lettered_sibling(claim, flag):
+    context = ("Kepler-1649 b is the hotter planet, with a surface temperature near 230 °C. The planet circles its "
+               "star every 8.7 days. Farther out, Kepler-1649 c takes 19.5 days per orbit.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
