@@ -44,7 +44,7 @@ from typing import NamedTuple
 from .text import lexicon
 from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, numeric_date_order, parse_dates, parse_times, \
     weekdays_in_ranges
-from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, name_tokens, \
+from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, endpoints, lettered, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, place_of_key, stated_place, elapsed_times, ordinal_periods, parse_quantities, \
     parts_of_whole, same_value, states_multiple, written_with_scale
@@ -490,6 +490,8 @@ def check_facts(
         del out.names_missing[n_missing:]  # (the whole claim's reading says which names are new)
     _affiliation_swapped(claim, c_names, sents, known, out, conf)
     _codes(c, sents, out, conf)
+    _endpoint_method(claim, sents, out, conf)
+    _figure_of_a_sibling(c, sents, out, conf)
     _tag_swapped(claim, sents, out, conf)
     if not any(d.slot in ("entity", "attribution") for d in out.differences):
         asked = words(question or "")
@@ -622,6 +624,7 @@ def check_facts(
     _lists(claim, all_text, out, conf)
     _aligned_list(claim, c, sents, out, conf)
     _counted_list(claim, c, sents, out, conf)
+    _rule_outcome_swapped(claim, sents, out, conf)
     if record is None:
         _added_clause(claim, parsed, question or "", idf, out, conf)
     _credential(claim, sents, question or "", out, conf)
@@ -3090,6 +3093,64 @@ def _codes(c: _Parsed, sents, out: FactCheck, conf) -> None:
                 out.differences.append(Difference(slot="entity", claim_value=code.text, evidence_value=other.text,
                                                   evidence_span=_span(sent, other.start, other.end), confidence=conf["entity"]))
                 break
+
+
+def _figure_of_a_sibling(c: _Parsed, sents, out: FactCheck, conf) -> None:
+    """A figure told of one lettered member of a set that the context states of another: "TOI-2318 b ... completes
+    an orbit every 11.8 days" where the context gives planet b 5.4 days and "TOI-2318 c takes 11.8 days". Why: the
+    name reading drops the letter, so the sibling's sentence names the claim's subject and states its figure, and
+    the figure reads as stated. Read only where the claim names a lettered member; the figure must be stated only
+    in sentences that name a sibling and not the member, and the member's own sentences (those that name it, and
+    those after them up to the next that names a sibling) must give a rival of the same kind."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    mine = lettered(c.text)
+    if not mine:
+        return
+    # whose each sentence is: the members it names, else those of the sentence before it in the same document
+    owners: list[frozenset[tuple[str, str]]] = []
+    for k, (_, s, p) in enumerate(sents):
+        named = frozenset((b, x) for b, x, _ in lettered(p.text))
+        if not named and k and sents[k - 1][1][0] == s[0]:
+            named = owners[-1]
+        owners.append(named)
+    for q in c.quantities:
+        if q.kind in ("", "count") or not q.dimension:
+            continue
+        base, letter = next(((b, x) for b, x, at in reversed(mine) if at < q.start), mine[0][:2])
+        hits = [k for k, (_, _, p) in enumerate(sents) if any(_equivalent(q, e) for e in p.quantities)]
+        if not hits or any((base, letter) in owners[k] or not any(b == base for b, _ in owners[k]) for k in hits):
+            continue
+        for k, (_, s, p) in enumerate(sents):
+            if (base, letter) not in owners[k] or any(b == base and x != letter for b, x in owners[k]):
+                continue
+            rival = next((e for e in p.quantities if e.dimension == q.dimension and _slot(q, e) is not None
+                          and not _equivalent(q, e)), None)
+            if rival is not None:
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=rival.text,
+                                                  evidence_span=_span(s, rival.start, rival.end), confidence=conf["number"]))
+                return
+
+
+def _endpoint_method(claim: str, sents, out: FactCheck, conf) -> None:
+    """An API path given under an HTTP method the context never pairs with it: "GET /v2/orders/query" where the
+    context has "POST /v2/orders/query". Why: the path's words and figures all match, so the alignment and the
+    code reading find it stated, and in a structured answer the field's siblings align it to another sentence;
+    yet another method is another endpoint. Read only where the claim writes an endpoint; a path the context
+    gives under the claim's method anywhere (one path, several methods) is left alone."""
+    mine = endpoints(claim)
+    if not mine:
+        return
+    said = {d.claim_value for d in out.differences}
+    for method, path, _, _ in mine:
+        if method in said:
+            continue
+        theirs = [(sent, m, a, b) for _, sent, p in sents for m, pa, a, b in endpoints(p.text) if pa == path]
+        if theirs and not any(m == method for _, m, _, _ in theirs):
+            sent, m, a, b = theirs[0]
+            out.differences.append(Difference(slot="entity", claim_value=f"{method} {path}", evidence_value=f"{m} {path}",
+                                              evidence_span=_span(sent, a, b), confidence=conf["entity"]))
 
 
 def _tag_swapped(claim: str, sents, out: FactCheck, conf) -> None:
@@ -8293,6 +8354,49 @@ def _colon_items(text: str) -> list[str]:
     return [x for x in items if x] if len(items) >= 3 else []
 
 
+def _line_items(sents, k: int) -> list[str]:
+    """The items of a list given one to a line after sentence ``k``'s closing colon ("... any of the following:"
+    then "- contactless bank card", "- the Metrocard smartcard", ...), three at least, or []. Why: the sentence
+    splitter makes each line a sentence of its own, so the colon's sentence holds no items to count. An item is a
+    short fragment of the same document, with no full stop, so the prose that follows the list is not one."""
+    if not sents[k][2].text.rstrip().endswith(":"):
+        return []
+    items: list[str] = []
+    for _, s, p in sents[k + 1:k + 13]:
+        text = p.text.strip().rstrip(";,")
+        if s[0] != sents[k][1][0] or not text or text[-1] in ".!?:" or len(text.split()) > 12:
+            break
+        items.append(_ITEM_LEAD.sub("", text).strip())
+    return items if len(items) >= 3 else []
+
+
+def _rule_outcome_swapped(claim: str, sents, out: FactCheck, conf) -> None:
+    """A case of the context's rules given another rule's outcome: "Red light flashing: the machine needs
+    descaling" where the context says "If the red light flashes, the water tank is empty. If the red and green
+    lights flash together, the machine needs descaling." Why: each case and each outcome is stated, so the words
+    and values all align; only the pairing is wrong. Read only where the claim is such a rule and the context
+    states two rules at least; the claim's case must be one rule's case word for word (a case the claim widens
+    or narrows is some other rule's), its outcome share no word with that rule's outcome, and most of its words
+    be another rule's outcome."""
+    if any(d.kind == "mismatch" for d in out.differences):
+        return
+    mine = lexicon.rule_parts(claim)
+    if mine is None:
+        return
+    case, outcome = _item_terms(mine[0]), _item_terms(mine[1])
+    if len(case) < 2 or len(outcome) < 2:
+        return
+    rules = [(sent, _item_terms(r[0]), _item_terms(r[1])) for _, sent, p in sents
+             if (r := lexicon.rule_parts(p.text)) is not None]
+    own = [r for r in rules if r[1] == case]
+    if len(rules) < 2 or len(own) != 1 or outcome & own[0][2]:
+        return
+    other = next((r for r in rules if r is not own[0] and len(outcome & r[2]) >= max(2.0, 0.6 * len(outcome))), None)
+    if other is not None:
+        out.differences.append(Difference(slot="condition", claim_value=claim.strip(), evidence_value=own[0][0][3].strip(),
+                                          evidence_span=_span(own[0][0]), confidence=conf["condition"]))
+
+
 def _counted_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     """A list the claim counts ("three things the policy won't pay for: ...", "four criteria, in this order:
     ...") where the context's list of the same things, after its own colon, is longer: the claim names most of its
@@ -8307,8 +8411,8 @@ def _counted_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     colon = _COUNT_COLON.match(claim, count.end)
     assert colon is not None
     said = {_fold(t) for t in content_terms(claim[colon.end():]) if not t[0].isdigit()}
-    for _, sent, p in sents:
-        items = _colon_items(p.text)
+    for k, (_, sent, p) in enumerate(sents):
+        items = _colon_items(p.text) or _line_items(sents, k)
         if len(items) <= count.magnitude:
             continue
         terms = [_item_terms(x) for x in items]

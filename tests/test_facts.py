@@ -4741,6 +4741,23 @@ def test_session22_a_sum_that_comes_to_reads_the_sentences_beside_its_own(claim,
     assert flagged == flag, (fc.differences, fc.reworded)
 
 
+# -- session 22 (wth) ---
+@pytest.mark.parametrize("claim, flag", [
+    # a path given under a method the context never pairs with it
+    ("Refunds are issued by calling PUT /v1/refunds with the charge id.", True),
+    ("To remove a customer, call PATCH /v1/customers/{id}.", True),
+    # faithful: each path under its own method (one path may take several)
+    ("To remove a customer, call DELETE /v1/customers/{id}.", False),
+    ("A customer's record is returned by GET /v1/customers/{id}.", False),
+    ("Refunds are issued by calling POST /v1/refunds with the charge id.", False),
+])
+def test_session22_wth_an_endpoint_under_another_method(claim, flag):
+    context = ("To refund a charge, send `POST /v1/refunds` with the charge id. `DELETE /v1/customers/{id}` removes a "
+               "customer and `GET /v1/customers/{id}` returns one.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
 # -- session 22 (wtg) ---
 @pytest.mark.parametrize("claim, flag", [
     # a leaflet's verbless "Not suitable for ..." label, affirmed of "it"
@@ -4754,6 +4771,31 @@ def test_session22_a_sum_that_comes_to_reads_the_sentences_beside_its_own(claim,
 def test_session22_wtg_a_label_denial_affirmed_of_a_pronoun(claim, flag):
     context = ("Apply a thin layer twice daily. It can be used on dry or cracked skin. Not for use on broken, infected "
                "or weeping skin. Not suitable for children under 12 years of age.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wth_an_endpoint_field_under_another_method():
+    context = ("The `GET /v3/invoices/export` endpoint is retired on 1 March 2027. Use `POST /v4/invoices/export` "
+               "instead, which returns a job id.")
+    record = "old: GET /v3/invoices/export; retired: 2027-03-01"
+    assert _findings("new: GET /v4/invoices/export", context, record=record)[0]
+    assert not _findings("new: POST /v4/invoices/export", context, record=record)[0]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a list the context gives one item to a line, counted short and said to be all of it
+    ("The library takes just three forms of ID: a passport, a driving licence and a utility bill.", True),
+    ("There are only two ways to renew: online and by phone.", True),
+    # faithful: the whole list counted and named
+    ("The library takes five forms of ID: a passport, a driving licence, a utility bill, a bank statement "
+     "and a council tax letter.", False),
+])
+def test_session22_wth_a_list_given_line_by_line_counted_short(claim, flag):
+    context = ("To join the library, bring any one of the following:\n- a passport\n- a driving licence\n"
+               "- a utility bill\n- a bank statement\n- a council tax letter\nPhotocopies are not accepted.\n"
+               "You can renew a loan in these ways:\n- online\n- by phone\n- at any branch desk\n"
+               "Renewals are free of charge.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
 
@@ -4801,6 +4843,23 @@ def test_session22_wtg_an_inverted_only_after_orders_its_steps(claim, flag):
     assert flagged == flag, (fc.differences, fc.reworded)
 
 
+@pytest.mark.parametrize("claim, flag", [
+    # a case of the context's rules paired with another rule's outcome
+    ("If the alarm chirps every minute, smoke has been detected.", True),
+    ("Display shows E4: the door is not shut properly", True),
+    # faithful: each case with its own outcome, reworded
+    ("Alarm chirping every minute: the battery is running low", False),
+    ("If the alarm sounds three long beeps, smoke was detected, so leave the building.", False),
+    ("Display shows E4: clean the blocked filter", False),
+])
+def test_session22_wth_a_rule_case_given_another_rules_outcome(claim, flag):
+    context = ("If the alarm chirps every minute, the battery is low and must be replaced. If the alarm sounds three "
+               "long beeps, smoke has been detected and you should leave the building. If the display shows E4, the "
+               "filter is blocked. If the display shows E7, the door is not shut properly.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
 @pytest.mark.parametrize("before, claim, flag", [
     # "... N years later" of a claim whose event the context puts first
     ("The abbey was founded in 1132.", "the market charter was granted three years later.", True),
@@ -4814,3 +4873,17 @@ def test_session22_wtg_an_event_said_a_span_later(before, claim, flag):
     assert flagged == flag, (fc.differences, fc.reworded)
     claims = SentenceClaimExtractor().extract(before[:-1] + ", and " + claim)
     assert claims[-1].after is not None, [(c.text, c.after) for c in claims]
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a figure the context states of a sibling member of the set ("... c"), told of the claim's member ("... b")
+    ("Kepler-1649 b, the hotter of the two, takes 19.5 days to circle its star.", True),
+    # faithful: each figure of its own member
+    ("Kepler-1649 c takes 19.5 days to circle its star.", False),
+    ("Kepler-1649 b circles its star every 8.7 days, while Kepler-1649 c takes 19.5 days.", False),
+])
+def test_session22_wth_a_figure_of_a_lettered_sibling(claim, flag):
+    context = ("Kepler-1649 b is the hotter planet, with a surface temperature near 230 °C. The planet circles its "
+               "star every 8.7 days. Farther out, Kepler-1649 c takes 19.5 days per orbit.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

@@ -1479,3 +1479,22 @@ def answers_no(sentence: str) -> bool:
 
 
 __all__ += ["polar_question", "answers_no"]
+
+
+# -- a rule of a troubleshooting list: its case and what follows from it --------------------------------------------
+#: "If the red light flashes, the water tank is empty" / "When the alarm sounds, leave by the nearest exit".
+_IF_THEN = re.compile(r"^\s*(?:if|when|whenever)\s+([^,;:.]{3,120}?),\s+([^;:]{3,200}?)[.!]?\s*$", re.I)
+#: "Red light flashing: the machine needs descaling", an item of a keyed list (a short case, a colon, its outcome).
+_KEY_THEN = re.compile(r"^\s*(?:[-*\u2022]\s+)?((?:[A-Za-z][\w'\u2019\-]*\s+){0,5}[A-Za-z][\w'\u2019\-]*)\s*:\s+([^:]{3,200}?)[.!]?\s*$")
+
+
+def rule_parts(sentence: str) -> tuple[str, str] | None:
+    """(case, outcome) of a rule ``sentence`` states: "If X, Y" / "When X, Y", or a keyed item "X: Y"; None for
+    any other sentence. Why: a troubleshooting list pairs each case with its own outcome, and an answer that keeps
+    every case and every outcome but pairs one case with another's outcome ("red light: descale" where the
+    context says the red light means an empty tank) has nothing new for a word or value check to find."""
+    m = _IF_THEN.match(sentence) or _KEY_THEN.match(sentence)
+    return (m.group(1), m.group(2)) if m else None
+
+
+__all__ += ["rule_parts"]

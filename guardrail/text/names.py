@@ -18,7 +18,7 @@ from .dates import MONTHS, WEEKDAYS
 from .quantities import UNITS
 from .terms import STOPWORDS
 
-__all__ = ["Name", "keyed_list", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "tracker_ids",
+__all__ = ["Name", "keyed_list", "names", "name_tokens", "words", "acronyms", "spelled_out", "clauses", "codes", "code_shape", "endpoints", "lettered", "tracker_ids",
            "bracket_tags", "quotations", "TITLES", "ORG_WORDS", "affiliations"]
 
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. sir dame st st. captain capt gen general president "
@@ -291,6 +291,29 @@ def keyed_list(text: str) -> list[tuple[str, int]]:
             break  # (entries follow one another, each after a ";")
         out.append((m.group(1), m.start(1)))
     return out if len(out) >= 3 else []
+
+
+#: An HTTP endpoint: a method in capitals and the path it applies to ("POST /v2/orders/query", "`DELETE /users/{id}`").
+_ENDPOINT = re.compile(r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w{}.:~%\-/]*[\w}])")
+
+
+def endpoints(text: str) -> list[tuple[str, str, int, int]]:
+    """The HTTP endpoints of ``text`` as (method, path, start, end) of the method. Why: an API document names
+    one path under one method, and an answer that keeps the path but swaps the method ("GET" for "POST") calls
+    another endpoint; the method is a capitalised word that the name and code readings do not compare."""
+    return [(m.group(1), m.group(2).rstrip("/").lower(), m.start(1), m.end(1)) for m in _ENDPOINT.finditer(text)]
+
+
+#: A member of a set named by the set's name and a lower-case letter: "TOI-2318 b", "Kepler-62 f", "Proxima
+#: Centauri b" (the letters b to h; "a" and "i" are words).
+_LETTERED = re.compile(r"\b((?:[A-Z][\w]*-?\d[\w\-]*|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\s+([b-h])\b(?![.'\u2019\w-])")
+
+
+def lettered(text: str) -> list[tuple[str, str, int]]:
+    """(the set's name lower-cased, the member's letter, the offset) of each lettered member ``text`` names. Why:
+    the name reading keeps "TOI-2318" and drops the letter, so the two planets of one system read as one name, and a
+    figure stated of planet c reads as stated of planet b."""
+    return [(m.group(1).lower(), m.group(2), m.start()) for m in _LETTERED.finditer(text)]
 
 
 def code_shape(code: str) -> str:
