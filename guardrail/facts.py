@@ -8091,9 +8091,10 @@ def _banned_act(claim: str, sents, out: FactCheck, conf) -> None:
 #: (a space is both whitespace and an item character): the whitespace up to its last tab or newline, else one space,
 #: then the item. Written as "(item , \s+){2,} item" the engine tried every split of every run of spaces, and
 #: "a,  a,  a, ..." (two spaces each) took seconds at 25 items and never ended at 1,000.
-_ENUM = re.compile(r"(?<![\w' -])[\w' -]+(?:,(?:(?:[ ]*[^\S ])+[\w' -]+|[ ][\w' -]+)){2,},?\s+(?:and|or)\s+[\w' -]+")
+#: (no item starts inside a decimal: "roughly 1.5 m off the ground, clear of radiators, ..." lists nothing from "5 m")
+_ENUM = re.compile(r"(?<![\w' -])(?<!\d\.)[\w' -]+(?:,(?:(?:[ ]*[^\S ])+[\w' -]+|[ ][\w' -]+)){2,},?\s+(?:and|or)\s+[\w' -]+")
 _ENUM_ITEMS = re.compile(r"(?:[\w' -]+,\s+)+")
-_ITEM_RUN_START = re.compile(r"(?<![\w' -])[\w' -]")
+_ITEM_RUN_START = re.compile(r"(?<![\w' -])(?<!\d\.)[\w' -]")
 
 
 def find_enumeration(text: str) -> re.Match[str] | None:
@@ -8185,7 +8186,7 @@ def _enumerated(text: str, trim_last: bool = False, long_items: bool = False) ->
             # Museum, ..."): the first item is as long as the items after it, from its end.
             keep = max(len(content_terms(t)) for t, _ in middle)
             first, at = items[0]
-            ws = list(re.finditer(r"[\w'’\-]+", first))
+            ws = list(re.finditer(r"\d+(?:[.,]\d+)+|[\w'’\-]+", first))  # ("1.5 m off the ground": one figure)
             n, cut = 0, None
             for w in reversed(ws):
                 n += w.group().lower() not in STOPWORDS
@@ -8309,7 +8310,11 @@ def _aligned_list(claim: str, c: _Parsed, sents, out: FactCheck, conf) -> None:
     # (items of four content words at most: longer ones, allowed for a list after a colon, are phrases a swap
     # of one word in does not make)
     short_items = all(len(t) <= 4 for t in c_terms + e_terms)
-    if len(extra) == 1 and len(lost) == 1 and (len(c_items) == len(e_items) >= 3 or proper) and short_items:
+    if len(extra) == 1 and len(lost) == 1 and (len(c_items) == len(e_items) >= 3 or proper) and short_items \
+            and not any(_equivalent(x, y) for x in parse_quantities(c_items[extra[0]][0])
+                        for j, et in enumerate(e_terms) if not any(ct & et for ct in c_terms)
+                        for y in parse_quantities(sents[k][2].text[max(0, e_items[j][1] - 24):e_items[j][1] + len(e_items[j][0])])):
+        # (not an item that states the lost one's figure: "roughly 1.5 m off the ground" is "1.5 metres above the floor")
         for i in extra:
             # An item the context states with the claim's predicate elsewhere is the claim combining two lists.
             said = [_with_referent(sents, j) for j, (_, _, p) in enumerate(sents) if j != k and c_terms[i] & p.term_set]

@@ -4887,3 +4887,14 @@ def test_session22_wth_a_figure_of_a_lettered_sibling(claim, flag):
                "star every 8.7 days. Farther out, Kepler-1649 c takes 19.5 days per orbit.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_a_first_list_item_with_a_decimal_and_pounds_of_earnings():
+    context = ("Fix the smoke alarm to the ceiling at least 0.3 metres from any wall, away from kitchens, bathrooms and "
+               "heaters. Plan 2 repayments are 9% of income above £28,470.")
+    fc = check_facts("Put it on the ceiling at least 0.3 m from a wall, clear of kitchens, bathrooms and heaters.",
+                     sentences(context))
+    assert not [d for d in fc.differences if d.slot == "list_swap"], fc.differences
+    fc = check_facts("Repayments are nine per cent of income over twenty-eight thousand four hundred and seventy pounds.",
+                     sentences(context))
+    assert not [d for d in fc.differences if d.slot in ("unit", "currency")], fc.differences

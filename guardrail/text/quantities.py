@@ -328,7 +328,8 @@ def _word_digits(mag: float) -> int:
 
 def _pounds_are_money(text: str) -> bool:
     return bool(re.search(r"[£$€]|\b(?:price|cost|costs|paid|pay|sold|fee|salary|sterling|budget|fund|lent|lend|loan|"
-                          r"borrow|spent|spend|raised|donat|invest|worth|revenue|profit)", text, re.I))
+                          r"borrow|spent|spend|raised|donat|invest|worth|revenue|profit|earn|income|wage|tax|repay|"
+                          r"owe|debt|grant|pension|benefit|allowance)", text, re.I))
 
 
 #: The plural noun one or two words after a singular one, and the word after it: the head of a compound ("60
