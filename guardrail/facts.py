@@ -5757,7 +5757,14 @@ def _negated_sites_of(sentence: str) -> tuple[tuple[str, ...], ...]:
 
 
 def _affirmed(p: _Parsed, site: tuple[str, ...]) -> bool:
-    """Does ``p`` state the site's words in a row, its subject before them, with nothing denying them?"""
+    """Does ``p`` state the site's words in a row, its subject before them, with nothing denying them? Cached by the
+    sentence and the site: every claim of an answer reads the context's sentences for the same sites."""
+    return _affirmed_in(p.text, site)
+
+
+@functools.lru_cache(maxsize=65536)
+def _affirmed_in(text: str, site: tuple[str, ...]) -> bool:
+    p = _parse(text)  # (its terms, which a document's date order does not change)
     # (folded, as terms are elsewhere: "paid out when you resign" states "paid out on resignation")
     subject, words_ = _fold(site[0]), tuple(_fold(w) for w in site[1:])
     seq = [(_fold(t), q) for t, q in p.terms if not t[0].isdigit() and t not in _SITE_GLUE]

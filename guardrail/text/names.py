@@ -87,7 +87,7 @@ def acronyms(text: str) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     for initialism, used, _, _ in _initialism_runs(text):
         out.setdefault(initialism, used)
-    return out
+    return out  # (a fresh dict: callers may add to it)
 
 
 def spelled_out(text: str) -> dict[str, str]:
@@ -99,8 +99,18 @@ def spelled_out(text: str) -> dict[str, str]:
     return out
 
 
-def _initialism_runs(text: str) -> Iterator[tuple[str, frozenset[str], int, int]]:
-    """(initialism, the words it stands for, start, end) of each run of words that spells one (see :func:`acronyms`)."""
+def _initialism_runs(text: str) -> tuple[tuple[str, frozenset[str], int, int], ...]:
+    """(initialism, the words it stands for, start, end) of each run of words that spells one (see :func:`acronyms`).
+    Cached by the text: every claim of an answer reads the same context sentences."""
+    return _initialism_runs_of(text)
+
+
+@functools.lru_cache(maxsize=16384)
+def _initialism_runs_of(text: str) -> tuple[tuple[str, frozenset[str], int, int], ...]:
+    return tuple(_each_initialism_run(text))
+
+
+def _each_initialism_run(text: str) -> Iterator[tuple[str, frozenset[str], int, int]]:
     toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z][\w'’]*|&", text)]
     for i, (first, _, _) in enumerate(toks):
         if first.lower() in STOPWORDS or first == "&":
