@@ -871,7 +871,7 @@ def _within_bound(q: Quantity, e: Quantity) -> bool:
     """"under 3 hours" is stated by "2 hours 55 minutes"; "over $1 billion" by "$1.04 billion"; "just over
     10,000 people" by "attendance was 10,212" (a bare figure against a count)."""
     assert q.bound is not None  # the one caller asks only about a claimed bound
-    bare_count = q.kind == "count" and e.dimension == "" and q.rate == e.rate
+    bare_count = q.rate == e.rate and ((q.kind == "count" and e.dimension == "") or (q.dimension == "" and e.kind == "count"))
     if not _comparable(q, e) and not (q.kind == e.kind and q.kind not in ("", "count")) and not bare_count:
         return False
     if e.bound and _UPPER[e.bound] != _UPPER[q.bound]:
@@ -1757,6 +1757,10 @@ def _superseded(e: Quantity, sent_text: str, pool: list[tuple[int, Quantity, str
     return None
 
 
+#: A bound said as near its figure: "just over 4,100", "a little under 3 km", "nearly 4,900".
+_JUST_BOUND = re.compile(r"\b(?:just|a\s+little|slightly|nearly|almost)\s+(?:over|under|above|below|more\s+than|less\s+than)?", re.I)
+
+
 #: Words that say a figure is the result of others: only then are the sentences beside the claim's read for operands.
 _TOTAL = re.compile(r"\b(?:total|in all|altogether|combined|overall|ended|ends|end of|net|remaining|left over|in sum|sum of|"
                     r"(?:comes?|came|coming)\s+to|adds?\s+up\s+to|"
@@ -2082,9 +2086,14 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             # "just under 95%" is the sentence's 94.6%, whatever else it states at 95% (the target): a strict bound a
             # value right beside it meets, stated with the claim's words
             q_words = _local_terms(c, q)
-            close = next(((k, o) for k, o, _ in pool if k in near and not o.bound and _comparable(q, o)
+            # (or, for "just over" / "nearly" of a figure the aligned sentence states beside the claim's other figure:
+            # "Nearly 4,900 pairs ..., up from just over 4,100 in 2019" of "4,870 ..., compared with 4,120 in 2019")
+            hedged = _JUST_BOUND.search(c.text, max(0, q.start - 3), q.start + 12) is not None
+            close = next(((k, o) for k, o, _ in pool if k in near and not o.bound
+                          and (_comparable(q, o) or (hedged and not q.dimension and o.kind == "count"))
                           and _within_bound(q, o) and abs(o.value - q.value) <= 0.02 * abs(q.value)
-                          and q_words & (_local_terms(sents[k][2], o) | _window_terms(sents[k][2], o))), None)
+                          and (q_words & (_local_terms(sents[k][2], o) | _window_terms(sents[k][2], o))
+                               or (hedged and k == support[0] and not math.isclose(o.value, q.value)))), None)
             if close is not None:
                 out.numbers_matched += 1
                 out.reworded.append(f"{q.text} (a bound the evidence's {close[1].text} meets)")

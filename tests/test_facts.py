@@ -4898,3 +4898,13 @@ def test_session22_a_first_list_item_with_a_decimal_and_pounds_of_earnings():
     fc = check_facts("Repayments are nine per cent of income over twenty-eight thousand four hundred and seventy pounds.",
                      sentences(context))
     assert not [d for d in fc.differences if d.slot in ("unit", "currency")], fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    ("Almost 2,600 seals were counted in 2024, up from just over 2,100 in 2018.", False),   # 2,588 and 2,130
+    ("Almost 2,600 seals were counted in 2024, up from just over 2,400 in 2018.", True),
+])
+def test_session22_just_over_a_figure_the_aligned_sentence_states_beside_the_claims_other(claim, flag):
+    context = "The 2024 census on the Farne Islands recorded 2,588 grey seals, compared with 2,130 in 2018. Pups: 912."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
