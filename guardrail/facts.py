@@ -934,7 +934,10 @@ def _period(text: str, q: Quantity) -> str | None:
     if m is None:
         # (or a period its clause gives before it: "Paying monthly for a year would cost £456", "Over a year, that
         # comes to $180"; an adverb there says how often one pays, not the period of the sum)
-        lo = max((x.end() for x in re.finditer(r"[;:.!?]\s|,\s+(?:so|but|and|while)\b", text[:q.start])), default=0)
+        # (the 200 characters before it at most: a claim may hold thousands of figures)
+        start = max(0, q.start - 200)
+        lo = max((start + x.end() for x in re.finditer(r"[;:.!?]\s|,\s+(?:so|but|and|while)\b", text[start:q.start])),
+                 default=start)
         before = list(_PERIOD_BEFORE.finditer(text, lo, q.start))
         return before[-1].group(1).lower() if before else None
     return m.group(1).lower() if m.group(1) else _PERIOD_ADVERB[m.group(2).lower()]
