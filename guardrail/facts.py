@@ -529,6 +529,8 @@ def check_facts(
         _site_flips(resolved, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _denied_by_noun(resolved, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _goes_on_flipped(resolved, sents, out, conf)
     _over_weak(out, conf, lambda found: _site_flips_by_name(resolved, sents, found, conf))
     # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the same
     # sentence ("Don't shower" against "Avoid swimming ..., although you can shower as usual").
@@ -5592,6 +5594,45 @@ def _sentence_pieces(text: str) -> tuple[tuple[int, int, set[str]], ...]:
 #: A piece that goes on with a list after a comma (no verb of its own before its "and" / "or"): ", packaging or garden".
 _LIST_GOES_ON = re.compile(r"[\s,]*(?:[A-Za-z'-]+\s+){0,3}(?:and|or|nor)\b", re.I)
 _PRONOUN_PIECE = re.compile(r"\s*(?:(?:but|and|so|yet|though|although)\s+)?(?:it|they|he|she)\b", re.I)
+
+
+def _goes_on_flipped(claim: str, sents, out: FactCheck, conf) -> None:
+    """An act the evidence says goes on that the claim says ends, or the other way ("the thermostat keeps running
+    your schedules" / "your schedules stop running"). Why: neither side has a "not", so the polarity checks read
+    both as affirmative. Read only where the claim has such a cue, against a sentence with the opposite cue on the
+    same verb, whose piece shares at least two of the claim piece's other words and holds all but one of them: the
+    same act on the same things said the other way, graded as the site flips are (``negation:site``)."""
+    mine = lexicon.goes_on(claim)
+    if not mine:
+        return
+    pc = _parse(claim)
+    for sign, verb, pos in mine:
+        a, b = _piece_bounds(claim, pos)
+        # (up to the next clause of the piece: "... stop running and you can't control it" says two things)
+        nxt = re.compile(r"\s(?:and|but|or|while|whereas|so)\s").search(claim, pos, b)
+        b = nxt.start() if nxt else b
+        c_terms = {t for t in _piece_terms(pc, a, b) if not t.startswith(verb)} - _GOES_ON_WORDS
+        if len(c_terms) < 2:
+            continue
+        for _, s, p in sents:
+            for e_sign, e_verb, e_pos in lexicon.goes_on(p.text):
+                if e_sign == sign or e_verb != verb:
+                    continue
+                ea, eb = _piece_bounds(p.text, e_pos)
+                e_terms = _piece_terms(p, ea, eb)
+                if len(c_terms & e_terms) >= 2 and len(c_terms - e_terms) <= 1:
+                    cw = re.match(r"\S+\s+\S+", claim[pos:])
+                    ew = re.match(r"\S+\s+\S+", p.text[e_pos:])
+                    out.differences.append(Difference(
+                        slot="negation", claim_value=cw.group(0) if cw else verb,
+                        evidence_value=ew.group(0) if ew else e_verb, evidence_span=_span(s, ea, eb),
+                        confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+                    return
+
+
+#: The cue words themselves, folded, left out of what a going-on / ending piece is about.
+_GOES_ON_WORDS = frozenset(_fold(stem(w)) for w in "keep keeps kept continue continues continued carry carries carried "
+                           "stop stops stopped cease ceases ceased".split())
 
 
 def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:

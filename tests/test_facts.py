@@ -4898,3 +4898,21 @@ def test_session22_a_first_list_item_with_a_decimal_and_pounds_of_earnings():
     fc = check_facts("Repayments are nine per cent of income over twenty-eight thousand four hundred and seventy pounds.",
                      sentences(context))
     assert not [d for d in fc.differences if d.slot in ("unit", "currency")], fc.differences
+
+
+# -- session 22 (wti) ---
+@pytest.mark.parametrize("claim, flag", [
+    # an act the context says goes on, told as ending (and the other way), with other cue words
+    ("In a power cut, the backup generator stops supplying the ward's ventilators.", True),
+    ("Below 5% charge, the tracker carries on recording your route.", True),
+    # faithful: the same act, the same way, reworded
+    ("During a power cut the ward's ventilators keep being supplied by the backup generator.", False),
+    ("Once the battery drops under 5%, the tracker stops recording your route.", False),
+    # a stop inside a condition's own clause states no such fact
+    ("If the generator stops supplying the ventilators, an alarm sounds.", False),
+])
+def test_session22_wti_an_act_said_to_end_that_goes_on(claim, flag):
+    context = ("During a power cut the backup generator continues to supply the ward's ventilators for up to six "
+               "hours. The tracker stops recording your route when the battery falls below 5%.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

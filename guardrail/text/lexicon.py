@@ -1498,3 +1498,44 @@ def rule_parts(sentence: str) -> tuple[str, str] | None:
 
 
 __all__ += ["rule_parts"]
+
+
+#: An act said to go on or to end: "keeps running", "continues to work", "carries on charging" / "stops running",
+#: "ceases to operate", "stopped working". The act is the verb after the cue.
+_GOES_ON = re.compile(
+    r"\b(?:(?P<on>keeps?|kept|keeping|continues?|continued|continuing|carr(?:y|ies|ied)\s+on)"
+    r"|(?P<off>stops?|stopped|stopping|ceases?|ceased|ceasing))\s+(?:to\s+(?P<inf>[a-z]{3,})\b|(?P<ing>[a-z]{2,}ing)\b)",
+    re.I)
+_GOES_ON_DENIED = re.compile(r"(?:\b(?:not|never|no\s+longer)|n['\u2019]t)\s+(?:\w+\s+)?$", re.I)
+_GOES_ON_CASE = re.compile(r"\b(?:if|unless|when|whenever|once|until|before|after)\b[^,;:]*$", re.I)
+
+
+def _bare_verb(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]  # "running" -> "run"
+    elif w.endswith("e") and len(w) > 3:
+        w = w[:-1]  # "operate" -> "operat", as "operating" reads
+    return w
+
+
+@functools.lru_cache(maxsize=16384)
+def goes_on(text: str) -> tuple[tuple[str, str, int], ...]:
+    """("+" / "-", the act's bare verb, offset of the cue) for each act ``text`` says goes on ("keeps running") or
+    ends ("stops running"). Why: "the heating keeps running from memory" / "the heating stops running" flips what
+    happens with no "not" on either side, so the polarity checks read both as affirmative. A cue denied ("does not
+    stop running") or inside a condition's own clause ("if the pump stops running, ...") states no such fact and is
+    left out. Cached: a context sentence is read once however many claims ask."""
+    out = []
+    for m in _GOES_ON.finditer(text):
+        before = text[:m.start()]
+        if _GOES_ON_DENIED.search(before[-30:]) or _GOES_ON_CASE.search(before[-80:]):
+            continue
+        verb = m.group("inf") or m.group("ing")
+        out.append(("+" if m.group("on") else "-", _bare_verb(verb), m.start()))
+    return tuple(out)
+
+
+__all__ += ["goes_on"]
