@@ -6782,7 +6782,8 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             mine = _ranked_of(a_text, pair, own_names[0], ca, e_known)
             e_rel = [r for r in e_rel if r not in pair or r in mine] if mine else e_rel
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
-        anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]
+        anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)
+                or lexicon.margin_opposed(w, claim[pc + len(w):], x, a_text[p + len(x):])]
         if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
             # "took third after tying with Park": when, not where in a ranking ("ahead of Eberle")
             anti = [(x, p) for x, p in anti if x.lower() not in ("ahead", "behind")]

@@ -4916,3 +4916,24 @@ def test_session22_wti_an_act_said_to_end_that_goes_on(claim, flag):
                "hours. The tracker stops recording your route when the battery falls below 5%.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a margin ranked the other way across the size and width words
+    ("The Greens held the seat with the widest majority in the county, 212 votes.", True),
+    ("Northgate won by 14 points, the narrowest lead any party has held in the city since 1998.", False),
+    # faithful: "narrowest" for "smallest" of a margin
+    ("The Greens held the seat with the narrowest majority in the county, 212 votes.", False),
+])
+def test_session22_wti_a_margin_ranked_narrow_against_large(claim, flag):
+    context = ("The Greens held the seat with a majority of 212, the smallest majority in the county. Northgate won "
+               "by 14 points, the narrowest lead any party has held in the city since 1998.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wti_a_room_both_largest_and_narrowest_is_no_margin():
+    # without a margin noun "narrowest" and "largest" rank on two scales: a room may be both
+    flagged, fc = _findings("The Old Hall is the narrowest room in the house.",
+                            "The Old Hall is the largest room in the house and the narrowest one too.")
+    assert not flagged, fc.differences

@@ -1539,3 +1539,25 @@ def goes_on(text: str) -> tuple[tuple[str, str, int], ...]:
 
 
 __all__ += ["goes_on"]
+
+
+#: A gap between two sides, whose size a "narrow" word states as well as a "small" one: "the narrowest winning
+#: margin", "a wider lead", "the smallest majority".
+_MARGIN_AFTER = re.compile(r"\s+(?:[a-z-]+\s+)?(?:margins?|leads?|gaps?|majorit(?:y|ies)|victor(?:y|ies)|wins?|defeats?)\b",
+                           re.I)
+
+
+def margin_opposed(a: str, a_after: str, b: str, b_after: str) -> bool:
+    """Do ``a`` and ``b`` rank a margin the other way across the size and width scales ("the largest winning margin"
+    / "the narrowest winning margin")? Why: a margin's "narrow" is its "small", though the scales keep "narrowest"
+    apart from "largest" (a room can be both the largest and the narrowest). Read only where a margin noun follows
+    each word within two words (``a_after`` / ``b_after``: the text right after it)."""
+    ka, kb = _SCALE_OF.get(a.lower()), _SCALE_OF.get(b.lower())
+    if not ka or not kb or {ka[0], kb[0]} != {"size", "width"} or ka[2] == kb[2]:
+        return False
+    if not (ka[1] == kb[1] or "v" in (ka[1], kb[1])):
+        return False
+    return _MARGIN_AFTER.match(a_after[:40]) is not None and _MARGIN_AFTER.match(b_after[:40]) is not None
+
+
+__all__ += ["margin_opposed"]
