@@ -544,6 +544,8 @@ def check_facts(
     # And a combination allowed that the evidence bans, with another verb.
     _over_weak(out, conf, lambda found: _co_use_allowed(claim, sents, found, conf))
     if not any(d.slot in _POLARITY for d in out.differences):
+        _option_required_by_verb(claim, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
         _one_option_required(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _only_own_make_required(claim, sents, out, conf)
@@ -6328,6 +6330,59 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
             out.differences.append(Difference(slot="modality", claim_value=f"{w} ({cls})", evidence_value=f"{ew} ({ecls})",
                                               evidence_span=_span(s), confidence=conf["modality"]))
             return
+
+
+def _option_required_by_verb(claim: str, sents, out: FactCheck, conf) -> None:
+    """A duty said with the verb "requires" / "needs" of what the evidence calls optional ("Claims under £100 require
+    manager approval" against "Manager approval is optional for claims under £100"). Why: the modal readings do not
+    read the verb as a duty, so the claim reads as having no modal. Read only where the claim has the verb, outside a
+    condition, and only against an evidence cue of the option class (``_modal_topics``) whose words are the claim
+    piece's: the subject before the verb and the object after it, up to the next clause."""
+    found = lexicon.requires_object(claim)
+    if not found or _SITE_CONDITION.search(claim):
+        return
+    p = _parse(claim)
+    for start, end in found:
+        a, b = _piece_bounds(claim, start)
+        nxt = re.compile(r"\s(?:and|but|or|while|whereas|so|before|after|when|if)\s").search(claim, end, b)
+        b = nxt.start() if nxt else b
+        topic = {_fold(t) for t, q in p.terms if a <= q < b and not t[0].isdigit()} - _MODAL_TOPIC_GLUE - _REQUIRE_WORDS
+        if len(topic) < 3:
+            continue
+        for _, s, sp in sents:
+            for t, ecls, ew, _ in _modal_topics(sp.text):
+                if ecls == "optional" and len(topic & t) >= 3 and len(t - topic) <= 1 \
+                        and _same_bounded_figures(claim[a:b], sp.text, ew):
+                    out.differences.append(Difference(slot="modality", claim_value=f"{claim[start:end].strip()} (required)",
+                                                      evidence_value=f"{ew} ({ecls})", evidence_span=_span(s),
+                                                      confidence=conf["modality"]))
+                    return
+
+
+#: A figure with the word before it, which says on which side of it a case lies ("under £100", "over 2 kg").
+_BOUNDED_FIGURE = re.compile(r"([a-z]+)\s+([$\u00a3\u20ac]?\d[\d,.]*)", re.I)
+_BOUND_SIDE = {**dict.fromkeys("under below less fewer within up".split(), "<"),
+               **dict.fromkeys("over above more exceeding beyond".split(), ">")}
+
+
+def _same_bounded_figures(piece: str, e_text: str, cue: str) -> bool:
+    """Do ``piece`` and the evidence clause of ``cue`` state the same figures on the same sides ("under £100" / "under
+    £100", not "over £100")? Why: a sentence that makes one band optional and the other a duty ("optional for
+    claims under £100 but required above that") gives the other band's claim the same words but its own rule."""
+    at = e_text.find(cue)
+    if at < 0:
+        return False
+    stop = re.compile(r"\s(?:but|while|whereas)\s|;").search(e_text, at + len(cue))
+    clause = e_text[_piece_bounds(e_text, at)[0]:stop.start() if stop else len(e_text)]
+
+    def sides(text: str) -> set[tuple[str, str]]:
+        return {(m.group(2), _BOUND_SIDE.get(m.group(1).lower(), "=")) for m in _BOUNDED_FIGURE.finditer(text)}
+
+    # (both ways: "heavier orders require a signature" is not the band "optional for orders under 2 kg")
+    return sides(piece) == sides(clause)
+
+
+_REQUIRE_WORDS = frozenset(_fold(stem(w)) for w in "require requires need needs".split())
 
 
 _DUTY_CUE = re.compile(r"\b(?:must|required|obliged|ha(?:s|ve)\s+to|needs?\s+to|mandatory|compulsory)\b", re.I)

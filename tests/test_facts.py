@@ -4937,3 +4937,19 @@ def test_session22_wti_a_room_both_largest_and_narrowest_is_no_margin():
     flagged, fc = _findings("The Old Hall is the narrowest room in the house.",
                             "The Old Hall is the largest room in the house and the narrowest one too.")
     assert not flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # an option told as a duty with the verb "needs" / "requires", in a claim of two clauses
+    ("Tables can be booked online, and weekday table bookings need a deposit.", True),
+    ("Returns are free, and orders under 2 kg require a signature on delivery.", True),
+    # faithful: the band the evidence makes a duty
+    ("Tables can be booked online, and Saturday table bookings need a £10 deposit.", False),
+    ("Returns are free, and orders under 2 kg need no signature on delivery.", False),
+])
+def test_session22_wti_an_option_said_as_a_duty_by_its_verb(claim, flag):
+    context = ("Tables can be booked online. A deposit is optional for weekday table bookings, but a £10 deposit is "
+               "required for Saturday bookings. Returns are free. A signature on delivery is optional for orders "
+               "under 2 kg but required for heavier ones.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

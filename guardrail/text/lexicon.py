@@ -1561,3 +1561,21 @@ def margin_opposed(a: str, a_after: str, b: str, b_after: str) -> bool:
 
 
 __all__ += ["margin_opposed"]
+
+
+#: A duty said by a verb with its object: "claims under £100 require manager approval", "each booking needs a deposit".
+#: Not "needs to" (a modal already read), nor a denied one ("does not require", "won't need").
+_REQUIRES_OBJECT = re.compile(
+    r"(?<!\bnot\s)(?<!n['\u2019]t\s)\b(?:requires?|needs?)\s+(?!to\b|not\b|no\b|nothing\b)(?:an?\s+|the\s+|your\s+|their\s+|its\s+)?(?=[a-z])",
+    re.I)
+
+
+def requires_object(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each "requires <object>" / "needs <object>" of ``text``. Why: a duty is as often said with the
+    verb as with "must" or "is required", and the modal readings see no modal in "claims under £100 require manager
+    approval", so an answer that turns an option ("approval is optional for claims under £100") into a duty this way
+    reads as having no modal at all."""
+    return [(m.start(), m.end()) for m in _REQUIRES_OBJECT.finditer(text)]
+
+
+__all__ += ["requires_object"]
