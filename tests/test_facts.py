@@ -4953,3 +4953,17 @@ def test_session22_wti_an_option_said_as_a_duty_by_its_verb(claim, flag):
                "under 2 kg but required for heavier ones.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # who started proceedings swapped, with another verb of starting
+    ("Dunmore Shipping started an arbitration claim against Kestrel Energy in March over unpaid fuel invoices.", True),
+    ("Dunmore Shipping initiated an arbitration claim against Kestrel Energy in March.", True),
+    # faithful: the same party, another verb
+    ("Kestrel Energy began an arbitration claim against Dunmore Shipping in March over unpaid fuel invoices.", False),
+])
+def test_session22_wti_who_started_proceedings_with_another_verb(claim, flag):
+    context = "Kestrel Energy launched an arbitration claim against Dunmore Shipping in March over unpaid fuel invoices."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+

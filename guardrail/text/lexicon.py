@@ -955,6 +955,10 @@ _ACTIONS = {
     "move": "move moves moved moving relocate relocates relocated relocating",
     "teach": "teach teaches taught coach coaches coached mentor mentors mentored",
     "die": "die dies died dying",
+    # (proceedings or a campaign started by one party against another: "has begun a judicial review against" /
+    # "has started a judicial review against" / "launched a challenge against"; a swap of who started it is the error)
+    "begin": "begin begins began begun beginning start starts started starting launch launches launched launching "
+             "initiate initiates initiated initiating commence commences commenced commencing",
 }
 _ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}
 
