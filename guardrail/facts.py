@@ -529,6 +529,8 @@ def check_facts(
         _site_flips(resolved, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _denied_by_noun(resolved, sents, out, conf)
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _goes_on_flipped(resolved, sents, out, conf)
     _over_weak(out, conf, lambda found: _site_flips_by_name(resolved, sents, found, conf))
     # A modal said of the very act the evidence gives another one outranks a loose polarity reading of the same
     # sentence ("Don't shower" against "Avoid swimming ..., although you can shower as usual").
@@ -541,6 +543,8 @@ def check_facts(
                lambda found, weak: not weak or any(_DUTY_WORD.search(d.claim_value) for d in found))
     # And a combination allowed that the evidence bans, with another verb.
     _over_weak(out, conf, lambda found: _co_use_allowed(claim, sents, found, conf))
+    if not any(d.slot in _POLARITY for d in out.differences):
+        _option_required_by_verb(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
         _one_option_required(claim, sents, out, conf)
     if not any(d.slot in _POLARITY for d in out.differences):
@@ -5606,6 +5610,45 @@ _LIST_GOES_ON = re.compile(r"[\s,]*(?:[A-Za-z'-]+\s+){0,3}(?:and|or|nor)\b", re.
 _PRONOUN_PIECE = re.compile(r"\s*(?:(?:but|and|so|yet|though|although)\s+)?(?:it|they|he|she)\b", re.I)
 
 
+def _goes_on_flipped(claim: str, sents, out: FactCheck, conf) -> None:
+    """An act the evidence says goes on that the claim says ends, or the other way ("the thermostat keeps running
+    your schedules" / "your schedules stop running"). Why: neither side has a "not", so the polarity checks read
+    both as affirmative. Read only where the claim has such a cue, against a sentence with the opposite cue on the
+    same verb, whose piece shares at least two of the claim piece's other words and holds all but one of them: the
+    same act on the same things said the other way, graded as the site flips are (``negation:site``)."""
+    mine = lexicon.goes_on(claim)
+    if not mine:
+        return
+    pc = _parse(claim)
+    for sign, verb, pos in mine:
+        a, b = _piece_bounds(claim, pos)
+        # (up to the next clause of the piece: "... stop running and you can't control it" says two things)
+        nxt = re.compile(r"\s(?:and|but|or|while|whereas|so)\s").search(claim, pos, b)
+        b = nxt.start() if nxt else b
+        c_terms = {t for t in _piece_terms(pc, a, b) if not t.startswith(verb)} - _GOES_ON_WORDS
+        if len(c_terms) < 2:
+            continue
+        for _, s, p in sents:
+            for e_sign, e_verb, e_pos in lexicon.goes_on(p.text):
+                if e_sign == sign or e_verb != verb:
+                    continue
+                ea, eb = _piece_bounds(p.text, e_pos)
+                e_terms = _piece_terms(p, ea, eb)
+                if len(c_terms & e_terms) >= 2 and len(c_terms - e_terms) <= 1:
+                    cw = re.match(r"\S+\s+\S+", claim[pos:])
+                    ew = re.match(r"\S+\s+\S+", p.text[e_pos:])
+                    out.differences.append(Difference(
+                        slot="negation", claim_value=cw.group(0) if cw else verb,
+                        evidence_value=ew.group(0) if ew else e_verb, evidence_span=_span(s, ea, eb),
+                        confidence=conf.get("negation:site", UNMEASURED_PRIOR), grade="same_words"))
+                    return
+
+
+#: The cue words themselves, folded, left out of what a going-on / ending piece is about.
+_GOES_ON_WORDS = frozenset(_fold(stem(w)) for w in "keep keeps kept continue continues continued carry carries carried "
+                           "stop stops stopped cease ceases ceased".split())
+
+
 def _piece_polarity(claim: str, sents, out: FactCheck, conf) -> None:
     """The polarity checks piece by piece, for a claim that copies one piece of an evidence sentence and
     flips it ("The fighting has not resulted in hundreds of deaths, and many civilians are fleeing"
@@ -6301,6 +6344,59 @@ def _topic_modality(claim: str, sents, out: FactCheck, conf) -> None:
             return
 
 
+def _option_required_by_verb(claim: str, sents, out: FactCheck, conf) -> None:
+    """A duty said with the verb "requires" / "needs" of what the evidence calls optional ("Claims under £100 require
+    manager approval" against "Manager approval is optional for claims under £100"). Why: the modal readings do not
+    read the verb as a duty, so the claim reads as having no modal. Read only where the claim has the verb, outside a
+    condition, and only against an evidence cue of the option class (``_modal_topics``) whose words are the claim
+    piece's: the subject before the verb and the object after it, up to the next clause."""
+    found = lexicon.requires_object(claim)
+    if not found or _SITE_CONDITION.search(claim):
+        return
+    p = _parse(claim)
+    for start, end in found:
+        a, b = _piece_bounds(claim, start)
+        nxt = re.compile(r"\s(?:and|but|or|while|whereas|so|before|after|when|if)\s").search(claim, end, b)
+        b = nxt.start() if nxt else b
+        topic = {_fold(t) for t, q in p.terms if a <= q < b and not t[0].isdigit()} - _MODAL_TOPIC_GLUE - _REQUIRE_WORDS
+        if len(topic) < 3:
+            continue
+        for _, s, sp in sents:
+            for t, ecls, ew, _ in _modal_topics(sp.text):
+                if ecls == "optional" and len(topic & t) >= 3 and len(t - topic) <= 1 \
+                        and _same_bounded_figures(claim[a:b], sp.text, ew):
+                    out.differences.append(Difference(slot="modality", claim_value=f"{claim[start:end].strip()} (required)",
+                                                      evidence_value=f"{ew} ({ecls})", evidence_span=_span(s),
+                                                      confidence=conf["modality"]))
+                    return
+
+
+#: A figure with the word before it, which says on which side of it a case lies ("under £100", "over 2 kg").
+_BOUNDED_FIGURE = re.compile(r"([a-z]+)\s+([$\u00a3\u20ac]?\d[\d,.]*)", re.I)
+_BOUND_SIDE = {**dict.fromkeys("under below less fewer within up".split(), "<"),
+               **dict.fromkeys("over above more exceeding beyond".split(), ">")}
+
+
+def _same_bounded_figures(piece: str, e_text: str, cue: str) -> bool:
+    """Do ``piece`` and the evidence clause of ``cue`` state the same figures on the same sides ("under £100" / "under
+    £100", not "over £100")? Why: a sentence that makes one band optional and the other a duty ("optional for
+    claims under £100 but required above that") gives the other band's claim the same words but its own rule."""
+    at = e_text.find(cue)
+    if at < 0:
+        return False
+    stop = re.compile(r"\s(?:but|while|whereas)\s|;").search(e_text, at + len(cue))
+    clause = e_text[_piece_bounds(e_text, at)[0]:stop.start() if stop else len(e_text)]
+
+    def sides(text: str) -> set[tuple[str, str]]:
+        return {(m.group(2), _BOUND_SIDE.get(m.group(1).lower(), "=")) for m in _BOUNDED_FIGURE.finditer(text)}
+
+    # (both ways: "heavier orders require a signature" is not the band "optional for orders under 2 kg")
+    return sides(piece) == sides(clause)
+
+
+_REQUIRE_WORDS = frozenset(_fold(stem(w)) for w in "require requires need needs".split())
+
+
 _DUTY_CUE = re.compile(r"\b(?:must|required|obliged|ha(?:s|ve)\s+to|needs?\s+to|mandatory|compulsory)\b", re.I)
 
 
@@ -6753,7 +6849,8 @@ def _relations(claim: str, a_text: str, sent, out: FactCheck, conf) -> None:
             mine = _ranked_of(a_text, pair, own_names[0], ca, e_known)
             e_rel = [r for r in e_rel if r not in pair or r in mine] if mine else e_rel
         same = [(x, p) for x, p in e_rel if lexicon.relation_key(x) == key]
-        anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)]
+        anti = [(x, p) for x, p in e_rel if lexicon.opposed(w, x)
+                or lexicon.margin_opposed(w, claim[pc + len(w):], x, a_text[p + len(x):])]
         if _EVENT_ORDER.match(claim, pc + len(w)) and w.lower() in ("after", "before"):
             # "took third after tying with Park": when, not where in a ranking ("ahead of Eberle")
             anti = [(x, p) for x, p in anti if x.lower() not in ("ahead", "behind")]

@@ -4908,3 +4908,72 @@ def test_session22_just_over_a_figure_the_aligned_sentence_states_beside_the_cla
     context = "The 2024 census on the Farne Islands recorded 2,588 grey seals, compared with 2,130 in 2018. Pups: 912."
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+# -- session 22 (wti) ---
+@pytest.mark.parametrize("claim, flag", [
+    # an act the context says goes on, told as ending (and the other way), with other cue words
+    ("In a power cut, the backup generator stops supplying the ward's ventilators.", True),
+    ("Below 5% charge, the tracker carries on recording your route.", True),
+    # faithful: the same act, the same way, reworded
+    ("During a power cut the ward's ventilators keep being supplied by the backup generator.", False),
+    ("Once the battery drops under 5%, the tracker stops recording your route.", False),
+    # a stop inside a condition's own clause states no such fact
+    ("If the generator stops supplying the ventilators, an alarm sounds.", False),
+])
+def test_session22_wti_an_act_said_to_end_that_goes_on(claim, flag):
+    context = ("During a power cut the backup generator continues to supply the ward's ventilators for up to six "
+               "hours. The tracker stops recording your route when the battery falls below 5%.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a margin ranked the other way across the size and width words
+    ("The Greens held the seat with the widest majority in the county, 212 votes.", True),
+    ("Northgate won by 14 points, the narrowest lead any party has held in the city since 1998.", False),
+    # faithful: "narrowest" for "smallest" of a margin
+    ("The Greens held the seat with the narrowest majority in the county, 212 votes.", False),
+])
+def test_session22_wti_a_margin_ranked_narrow_against_large(claim, flag):
+    context = ("The Greens held the seat with a majority of 212, the smallest majority in the county. Northgate won "
+               "by 14 points, the narrowest lead any party has held in the city since 1998.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wti_a_room_both_largest_and_narrowest_is_no_margin():
+    # without a margin noun "narrowest" and "largest" rank on two scales: a room may be both
+    flagged, fc = _findings("The Old Hall is the narrowest room in the house.",
+                            "The Old Hall is the largest room in the house and the narrowest one too.")
+    assert not flagged, fc.differences
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # an option told as a duty with the verb "needs" / "requires", in a claim of two clauses
+    ("Tables can be booked online, and weekday table bookings need a deposit.", True),
+    ("Returns are free, and orders under 2 kg require a signature on delivery.", True),
+    # faithful: the band the evidence makes a duty
+    ("Tables can be booked online, and Saturday table bookings need a £10 deposit.", False),
+    ("Returns are free, and orders under 2 kg need no signature on delivery.", False),
+])
+def test_session22_wti_an_option_said_as_a_duty_by_its_verb(claim, flag):
+    context = ("Tables can be booked online. A deposit is optional for weekday table bookings, but a £10 deposit is "
+               "required for Saturday bookings. Returns are free. A signature on delivery is optional for orders "
+               "under 2 kg but required for heavier ones.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # who started proceedings swapped, with another verb of starting
+    ("Dunmore Shipping started an arbitration claim against Kestrel Energy in March over unpaid fuel invoices.", True),
+    ("Dunmore Shipping initiated an arbitration claim against Kestrel Energy in March.", True),
+    # faithful: the same party, another verb
+    ("Kestrel Energy began an arbitration claim against Dunmore Shipping in March over unpaid fuel invoices.", False),
+])
+def test_session22_wti_who_started_proceedings_with_another_verb(claim, flag):
+    context = "Kestrel Energy launched an arbitration claim against Dunmore Shipping in March over unpaid fuel invoices."
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+

@@ -955,6 +955,10 @@ _ACTIONS = {
     "move": "move moves moved moving relocate relocates relocated relocating",
     "teach": "teach teaches taught coach coaches coached mentor mentors mentored",
     "die": "die dies died dying",
+    # (proceedings or a campaign started by one party against another: "has begun a judicial review against" /
+    # "has started a judicial review against" / "launched a challenge against"; a swap of who started it is the error)
+    "begin": "begin begins began begun beginning start starts started starting launch launches launched launching "
+             "initiate initiates initiated initiating commence commences commenced commencing",
 }
 _ACTION_OF = {w: name for name, ws in _ACTIONS.items() for w in ws.split()}
 
@@ -1498,3 +1502,84 @@ def rule_parts(sentence: str) -> tuple[str, str] | None:
 
 
 __all__ += ["rule_parts"]
+
+
+#: An act said to go on or to end: "keeps running", "continues to work", "carries on charging" / "stops running",
+#: "ceases to operate", "stopped working". The act is the verb after the cue.
+_GOES_ON = re.compile(
+    r"\b(?:(?P<on>keeps?|kept|keeping|continues?|continued|continuing|carr(?:y|ies|ied)\s+on)"
+    r"|(?P<off>stops?|stopped|stopping|ceases?|ceased|ceasing))\s+(?:to\s+(?P<inf>[a-z]{3,})\b|(?P<ing>[a-z]{2,}ing)\b)",
+    re.I)
+_GOES_ON_DENIED = re.compile(r"(?:\b(?:not|never|no\s+longer)|n['\u2019]t)\s+(?:\w+\s+)?$", re.I)
+_GOES_ON_CASE = re.compile(r"\b(?:if|unless|when|whenever|once|until|before|after)\b[^,;:]*$", re.I)
+
+
+def _bare_verb(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]  # "running" -> "run"
+    elif w.endswith("e") and len(w) > 3:
+        w = w[:-1]  # "operate" -> "operat", as "operating" reads
+    return w
+
+
+@functools.lru_cache(maxsize=16384)
+def goes_on(text: str) -> tuple[tuple[str, str, int], ...]:
+    """("+" / "-", the act's bare verb, offset of the cue) for each act ``text`` says goes on ("keeps running") or
+    ends ("stops running"). Why: "the heating keeps running from memory" / "the heating stops running" flips what
+    happens with no "not" on either side, so the polarity checks read both as affirmative. A cue denied ("does not
+    stop running") or inside a condition's own clause ("if the pump stops running, ...") states no such fact and is
+    left out. Cached: a context sentence is read once however many claims ask."""
+    out = []
+    for m in _GOES_ON.finditer(text):
+        before = text[:m.start()]
+        if _GOES_ON_DENIED.search(before[-30:]) or _GOES_ON_CASE.search(before[-80:]):
+            continue
+        verb = m.group("inf") or m.group("ing")
+        out.append(("+" if m.group("on") else "-", _bare_verb(verb), m.start()))
+    return tuple(out)
+
+
+__all__ += ["goes_on"]
+
+
+#: A gap between two sides, whose size a "narrow" word states as well as a "small" one: "the narrowest winning
+#: margin", "a wider lead", "the smallest majority".
+_MARGIN_AFTER = re.compile(r"\s+(?:[a-z-]+\s+)?(?:margins?|leads?|gaps?|majorit(?:y|ies)|victor(?:y|ies)|wins?|defeats?)\b",
+                           re.I)
+
+
+def margin_opposed(a: str, a_after: str, b: str, b_after: str) -> bool:
+    """Do ``a`` and ``b`` rank a margin the other way across the size and width scales ("the largest winning margin"
+    / "the narrowest winning margin")? Why: a margin's "narrow" is its "small", though the scales keep "narrowest"
+    apart from "largest" (a room can be both the largest and the narrowest). Read only where a margin noun follows
+    each word within two words (``a_after`` / ``b_after``: the text right after it)."""
+    ka, kb = _SCALE_OF.get(a.lower()), _SCALE_OF.get(b.lower())
+    if not ka or not kb or {ka[0], kb[0]} != {"size", "width"} or ka[2] == kb[2]:
+        return False
+    if not (ka[1] == kb[1] or "v" in (ka[1], kb[1])):
+        return False
+    return _MARGIN_AFTER.match(a_after[:40]) is not None and _MARGIN_AFTER.match(b_after[:40]) is not None
+
+
+__all__ += ["margin_opposed"]
+
+
+#: A duty said by a verb with its object: "claims under £100 require manager approval", "each booking needs a deposit".
+#: Not "needs to" (a modal already read), nor a denied one ("does not require", "won't need").
+_REQUIRES_OBJECT = re.compile(
+    r"(?<!\bnot\s)(?<!n['\u2019]t\s)\b(?:requires?|needs?)\s+(?!to\b|not\b|no\b|nothing\b)(?:an?\s+|the\s+|your\s+|their\s+|its\s+)?(?=[a-z])",
+    re.I)
+
+
+def requires_object(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each "requires <object>" / "needs <object>" of ``text``. Why: a duty is as often said with the
+    verb as with "must" or "is required", and the modal readings see no modal in "claims under £100 require manager
+    approval", so an answer that turns an option ("approval is optional for claims under £100") into a duty this way
+    reads as having no modal at all."""
+    return [(m.start(), m.end()) for m in _REQUIRES_OBJECT.finditer(text)]
+
+
+__all__ += ["requires_object"]
