@@ -4898,3 +4898,25 @@ def test_session22_a_first_list_item_with_a_decimal_and_pounds_of_earnings():
     fc = check_facts("Repayments are nine per cent of income over twenty-eight thousand four hundred and seventy pounds.",
                      sentences(context))
     assert not [d for d in fc.differences if d.slot in ("unit", "currency")], fc.differences
+
+
+# -- session 22 (wtj) ---
+@pytest.mark.parametrize("claim, context, flag", [
+    # a count of a noun the context counts otherwise, its number only a side of a score in the context
+    ("Arsenal recovered from 2-0 down at half-time to beat Leeds 3-2, forcing two corners.",
+     "Arsenal beat Leeds 3-2 at the Emirates on Sunday, forcing seven corners and hitting the woodwork twice. "
+     "Leeds had led 2-0 at half-time before Arsenal scored three times in the last nine minutes.", True),
+    ("Sabalenka came back from 4-1 down in the first set to win 6-4, 6-2, serving four aces.",
+     "Sabalenka won 6-4, 6-2 in 71 minutes, serving nine aces. She had trailed 4-1 in the first set before "
+     "taking five straight games.", True),
+    # faithful: the count the context gives
+    ("Arsenal recovered from 2-0 down at half-time to beat Leeds 3-2, forcing seven corners.",
+     "Arsenal beat Leeds 3-2 at the Emirates on Sunday, forcing seven corners and hitting the woodwork twice. "
+     "Leeds had led 2-0 at half-time before Arsenal scored three times in the last nine minutes.", False),
+    ("Sabalenka came back from 4-1 down in the first set to win 6-4, 6-2, serving nine aces.",
+     "Sabalenka won 6-4, 6-2 in 71 minutes, serving nine aces. She had trailed 4-1 in the first set before "
+     "taking five straight games.", False),
+])
+def test_session22_wtj_a_count_is_not_a_side_of_a_score(claim, context, flag):
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)

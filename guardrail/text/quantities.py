@@ -1191,6 +1191,17 @@ def counts_alike(a: str, b: str) -> bool:
     return a.startswith("count:") and b.startswith("count:") and x != y and x in _AUDIENCE and y in _AUDIENCE
 
 
+#: A score or result written as two figures with a dash ("won 10-7", "led 5–3").
+_SCORELINE = re.compile(r"(?<![\w.\-/:])\d{1,3}\s?[-\u2013]\s?\d{1,3}(?![\w.\-/:%])")
+
+
+def side_of_score(text: str, start: int) -> bool:
+    """The figure at ``start`` is one side of a score ("led 5-3", "won 10–7"). Why: a side of a score counts
+    games or frames won, never the noun a claim counts; "making five century breaks" is not stated by the "5" of
+    "had led 5-3" when the context counts the breaks as four."""
+    return any(m.start() <= start < m.end() for m in _SCORELINE.finditer(text, max(0, start - 8), start + 12))
+
+
 #: A race's or a lap's elapsed time as results state it: minutes and seconds with hundredths ("14:23.50") or hours,
 #: minutes and seconds ("2:04:17"); a bare "14:23" is a clock time.
 _ELAPSED = re.compile(r"(?<![\d:.])\d{1,2}:[0-5]\d(?:\.\d{1,3}|:[0-5]\d(?:\.\d{1,3})?)(?![\d:])")
