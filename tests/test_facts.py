@@ -4920,3 +4920,17 @@ def test_session22_a_first_list_item_with_a_decimal_and_pounds_of_earnings():
 def test_session22_wtj_a_count_is_not_a_side_of_a_score(claim, context, flag):
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a count of people stated only as another sentence's count of things, the claim's own sentence counting people
+    ("The Saturday pottery workshop lasts two hours and takes up to 12 people.", True),
+    # faithful: the workshop's own count, and the other session's things said of it
+    ("The Saturday pottery workshop lasts two hours and takes up to 8 people.", False),
+    ("The Sunday glazing session has 12 wheels.", False),
+])
+def test_session22_wtj_a_count_of_people_is_not_another_sessions_things(claim, flag):
+    context = ("The Saturday pottery workshop runs from 10:00, lasts two hours and is limited to 8 attendees. "
+               "The Sunday glazing session lasts three hours and has 12 wheels. Materials cost £15 per person.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
