@@ -2488,8 +2488,8 @@ def _people_of_subject(q: Quantity, k: int, e: Quantity, sents, support: Sequenc
     ``e``, another sentence's count of things. Why: a count of "people" matches a count of any noun by value ("613,000
     people" is "612,880 inhabitants"), so "up to 24 people" is stated by the Spin class's "24 bikes" while the HIIT
     class the claim is about is "capped at 18 participants"; read only where the claim counts people."""
-    if q.kind != "count" or q.inherited or not counts_people(q.dimension) or not support or support[0] == k:
-        return None
+    if q.kind != "count" or q.inherited or q.approx or not counts_people(q.dimension) or not support or support[0] == k:
+        return None  # (a rounded count is a reading of a large figure: "around 613,000 people" for "612,880 inhabitants")
     if e.kind != "count" or e.labelled or not e.dimension or counts_people(e.dimension):
         return None
     home = sents[support[0]][2]

@@ -4934,3 +4934,11 @@ def test_session22_wtj_a_count_of_people_is_not_another_sessions_things(claim, f
                "The Sunday glazing session lasts three hours and has 12 wheels. Materials cost £15 per person.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
+
+
+def test_session22_wtj_a_rounded_count_of_people_is_not_borrowed():
+    context = ("The 2011 count found 84,112 residents in the valley district, with a median age of 38.2 years. Its main "
+               "town, Brenmouth, had 20,470 inhabitants, and the district had 3,100 farms.")
+    flagged, fc = _findings("The district had about 84,000 residents; Brenmouth, its main town, had around 20,500 "
+                            "people.", context)
+    assert not flagged, (fc.differences, fc.reworded)

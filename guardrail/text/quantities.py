@@ -1194,7 +1194,8 @@ def counts_alike(a: str, b: str) -> bool:
 
 #: Nouns that count people ("18 participants", "up to 24 people"), as a count's dimension reads them.
 _PEOPLE_WORDS = ("person people participant attendee member player guest visitor passenger student pupil child adult "
-                 "resident customer patient worker employee volunteer spectator delegate diner camper rider").split()
+                 "resident inhabitant citizen individual customer patient worker employee staff volunteer spectator delegate diner "
+                 "camper rider voter user tenant fan").split()
 
 
 @functools.lru_cache(maxsize=1)
