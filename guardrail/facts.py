@@ -47,7 +47,7 @@ from .text.dates import MONTHS, WEEKDAYS, DateValue, TimeValue, date_ranges, num
 from .text.names import ORG_WORDS, TITLES, Name, acronyms, keyed_list, affiliations, bracket_tags, clauses, code_shape, codes, endpoints, lettered, name_tokens, \
     names, quotations, spelled_out, tracker_ids, words
 from .text.quantities import PERIOD_SECONDS, UNITS, Quantity, counts_alike, place_of_key, stated_place, elapsed_times, ordinal_periods, parse_quantities, \
-    parts_of_whole, same_value, states_multiple, written_with_scale
+    counts_people, parts_of_whole, same_value, side_of_score, states_multiple, written_with_scale
 from .text.terms import STOPWORDS, content_terms, stem, terms_with_offsets
 from .types import Difference, ErrorType, EvidenceSpan
 
@@ -2240,6 +2240,27 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                     else f"{other.text} for '{theirs}' ({e.text} for '{own}')",
                     evidence_span=_span(sents[k][1], other.start, other.end), confidence=conf["moved"]))
                 continue
+            people = _people_of_subject(q, k, e, sents, support)
+            if people is not None:
+                # A count of people matched only by another sentence's count of things, while the sentence the claim
+                # is about counts people otherwise: "up to 24 people" of the class "capped at 18 participants", the 24
+                # the other class's bikes.
+                k2, e2 = people
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e2.text,
+                                                  evidence_span=_span(sents[k2][1], e2.start, e2.end),
+                                                  confidence=conf["number"]))
+                continue
+            own_count = _count_beside_score(q, e, sents[k][2].text, pool)
+            if own_count is not None:
+                # A count of a noun, stated only by a side of a score, while the context counts that noun itself:
+                # "making five century breaks" against "compiling four century breaks" and "had led 5-3".
+                k2, e2 = own_count
+                out.numbers_unmatched.append(q.text)
+                out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e2.text,
+                                                  evidence_span=_span(sents[k2][1], e2.start, e2.end),
+                                                  confidence=conf["number"]))
+                continue
             out.numbers_matched += 1
             if not _literal(q, sents, near):
                 out.reworded.append(f"{q.text} = {e.text}")
@@ -2476,6 +2497,38 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
 
 
 _CAPITAL_LABEL = re.compile(r"\b[A-Z][a-z]+\s+$")
+
+
+def _people_of_subject(q: Quantity, k: int, e: Quantity, sents, support: Sequence[int]) -> tuple[int, Quantity] | None:
+    """The count of people in the sentence the claim aligns to best, when ``q`` counts people and is matched only by
+    ``e``, another sentence's count of things. Why: a count of "people" matches a count of any noun by value ("613,000
+    people" is "612,880 inhabitants"), so "up to 24 people" is stated by the Spin class's "24 bikes" while the HIIT
+    class the claim is about is "capped at 18 participants"; read only where the claim counts people."""
+    if q.kind != "count" or q.inherited or q.approx or not counts_people(q.dimension) or not support or support[0] == k:
+        return None  # (a rounded count is a reading of a large figure: "around 613,000 people" for "612,880 inhabitants")
+    if e.kind != "count" or e.labelled or not e.dimension or counts_people(e.dimension):
+        return None
+    home = sents[support[0]][2]
+    if any(_equivalent(q, x) for x in home.quantities):
+        return None
+    rival = next((x for x in home.quantities if x.kind == "count" and not x.labelled and not x.inherited
+                  and counts_people(x.dimension) and not math.isclose(x.magnitude, q.magnitude)), None)
+    return (support[0], rival) if rival is not None else None
+
+
+def _count_beside_score(q: Quantity, e: Quantity, text: str, pool: list[tuple[int, Quantity, str]]
+                        ) -> tuple[int, Quantity] | None:
+    """The context's count of ``q``'s noun, when ``q`` is matched only by ``e``, a bare side of a score, and the
+    context counts that noun with another value and never with ``q``'s. Why: a bare "5" of "had led 5-3" matches
+    any five by value, which hides the claim's "five century breaks" against the context's own "four century
+    breaks"; read only where the claim's count meets a score."""
+    if q.kind != "count" or not q.dimension or q.inherited or q.labelled or e.dimension or not side_of_score(text, e.start):
+        return None
+    same = [(k, x) for k, x, _ in pool if x.kind == "count" and x.dimension == q.dimension and not x.labelled
+            and not x.inherited and not x.bound]
+    if not same or any(math.isclose(x.magnitude, q.magnitude) for _, x in same):
+        return None
+    return same[0]
 
 
 def _anchored_apart(q: Quantity, claim_qs: list[Quantity], home: _Parsed, there: _Parsed) -> bool:

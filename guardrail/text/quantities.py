@@ -13,6 +13,7 @@ temperature, area, speed, energy, power, pressure, currency) with exact conversi
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, replace
@@ -1189,6 +1190,35 @@ def counts_alike(a: str, b: str) -> bool:
     spectators" is its rival only when the two nouns are read as one slot."""
     x, y = a.partition(":")[2], b.partition(":")[2]
     return a.startswith("count:") and b.startswith("count:") and x != y and x in _AUDIENCE and y in _AUDIENCE
+
+
+#: Nouns that count people ("18 participants", "up to 24 people"), as a count's dimension reads them.
+_PEOPLE_WORDS = ("person people participant attendee member player guest visitor passenger student pupil child adult "
+                 "resident inhabitant citizen individual customer patient worker employee staff volunteer spectator delegate diner "
+                 "camper rider voter user tenant fan").split()
+
+
+@functools.lru_cache(maxsize=1)
+def _people_stems() -> frozenset[str]:
+    return frozenset(_stem_noun(w) for w in _PEOPLE_WORDS)
+
+
+def counts_people(dimension: str) -> bool:
+    """The count dimension ("count:participant") counts people. Why: "can take up to 24 people" is a capacity of
+    people; a "24 bikes" of another class matches it by value, while the class's own "capped at 18 participants"
+    is its rival in the same slot under another noun."""
+    return dimension.startswith("count:") and dimension.partition(":")[2] in _people_stems()
+
+
+#: A score or result written as two figures with a dash ("won 10-7", "led 5–3").
+_SCORELINE = re.compile(r"(?<![\w.\-/:])\d{1,3}\s?[-\u2013]\s?\d{1,3}(?![\w.\-/:%])")
+
+
+def side_of_score(text: str, start: int) -> bool:
+    """The figure at ``start`` is one side of a score ("led 5-3", "won 10–7"). Why: a side of a score counts
+    games or frames won, never the noun a claim counts; "making five century breaks" is not stated by the "5" of
+    "had led 5-3" when the context counts the breaks as four."""
+    return any(m.start() <= start < m.end() for m in _SCORELINE.finditer(text, max(0, start - 8), start + 12))
 
 
 #: A race's or a lap's elapsed time as results state it: minutes and seconds with hundredths ("14:23.50") or hours,
