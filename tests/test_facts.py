@@ -4924,26 +4924,6 @@ def test_session22_just_over_a_figure_the_aligned_sentence_states_beside_the_cla
 def test_session22_wti_an_act_said_to_end_that_goes_on(claim, flag):
     context = ("During a power cut the backup generator continues to supply the ward's ventilators for up to six "
                "hours. The tracker stops recording your route when the battery falls below 5%.")
-
-
-# -- session 22 (wtj) ---
-@pytest.mark.parametrize("claim, context, flag", [
-    # a count of a noun the context counts otherwise, its number only a side of a score in the context
-    ("Arsenal recovered from 2-0 down at half-time to beat Leeds 3-2, forcing two corners.",
-     "Arsenal beat Leeds 3-2 at the Emirates on Sunday, forcing seven corners and hitting the woodwork twice. "
-     "Leeds had led 2-0 at half-time before Arsenal scored three times in the last nine minutes.", True),
-    ("Sabalenka came back from 4-1 down in the first set to win 6-4, 6-2, serving four aces.",
-     "Sabalenka won 6-4, 6-2 in 71 minutes, serving nine aces. She had trailed 4-1 in the first set before "
-     "taking five straight games.", True),
-    # faithful: the count the context gives
-    ("Arsenal recovered from 2-0 down at half-time to beat Leeds 3-2, forcing seven corners.",
-     "Arsenal beat Leeds 3-2 at the Emirates on Sunday, forcing seven corners and hitting the woodwork twice. "
-     "Leeds had led 2-0 at half-time before Arsenal scored three times in the last nine minutes.", False),
-    ("Sabalenka came back from 4-1 down in the first set to win 6-4, 6-2, serving nine aces.",
-     "Sabalenka won 6-4, 6-2 in 71 minutes, serving nine aces. She had trailed 4-1 in the first set before "
-     "taking five straight games.", False),
-])
-def test_session22_wtj_a_count_is_not_a_side_of_a_score(claim, context, flag):
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
 
@@ -4958,17 +4938,6 @@ def test_session22_wtj_a_count_is_not_a_side_of_a_score(claim, context, flag):
 def test_session22_wti_a_margin_ranked_narrow_against_large(claim, flag):
     context = ("The Greens held the seat with a majority of 212, the smallest majority in the county. Northgate won "
                "by 14 points, the narrowest lead any party has held in the city since 1998.")
-
-
-    # a count of people stated only as another sentence's count of things, the claim's own sentence counting people
-    ("The Saturday pottery workshop lasts two hours and takes up to 12 people.", True),
-    # faithful: the workshop's own count, and the other session's things said of it
-    ("The Saturday pottery workshop lasts two hours and takes up to 8 people.", False),
-    ("The Sunday glazing session has 12 wheels.", False),
-])
-def test_session22_wtj_a_count_of_people_is_not_another_sessions_things(claim, flag):
-    context = ("The Saturday pottery workshop runs from 10:00, lasts two hours and is limited to 8 attendees. "
-               "The Sunday glazing session lasts three hours and has 12 wheels. Materials cost £15 per person.")
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
 
@@ -5008,6 +4977,41 @@ def test_session22_wti_who_started_proceedings_with_another_verb(claim, flag):
     flagged, fc = _findings(claim, context)
     assert flagged == flag, (fc.differences, fc.reworded)
 
+
+# -- session 22 (wtj) ---
+@pytest.mark.parametrize("claim, context, flag", [
+    # a count of a noun the context counts otherwise, its number only a side of a score in the context
+    ("Arsenal recovered from 2-0 down at half-time to beat Leeds 3-2, forcing two corners.",
+     "Arsenal beat Leeds 3-2 at the Emirates on Sunday, forcing seven corners and hitting the woodwork twice. "
+     "Leeds had led 2-0 at half-time before Arsenal scored three times in the last nine minutes.", True),
+    ("Sabalenka came back from 4-1 down in the first set to win 6-4, 6-2, serving four aces.",
+     "Sabalenka won 6-4, 6-2 in 71 minutes, serving nine aces. She had trailed 4-1 in the first set before "
+     "taking five straight games.", True),
+    # faithful: the count the context gives
+    ("Arsenal recovered from 2-0 down at half-time to beat Leeds 3-2, forcing seven corners.",
+     "Arsenal beat Leeds 3-2 at the Emirates on Sunday, forcing seven corners and hitting the woodwork twice. "
+     "Leeds had led 2-0 at half-time before Arsenal scored three times in the last nine minutes.", False),
+    ("Sabalenka came back from 4-1 down in the first set to win 6-4, 6-2, serving nine aces.",
+     "Sabalenka won 6-4, 6-2 in 71 minutes, serving nine aces. She had trailed 4-1 in the first set before "
+     "taking five straight games.", False),
+])
+def test_session22_wtj_a_count_is_not_a_side_of_a_score(claim, context, flag):
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
+
+
+@pytest.mark.parametrize("claim, flag", [
+    # a count of people stated only as another sentence's count of things, the claim's own sentence counting people
+    ("The Saturday pottery workshop lasts two hours and takes up to 12 people.", True),
+    # faithful: the workshop's own count, and the other session's things said of it
+    ("The Saturday pottery workshop lasts two hours and takes up to 8 people.", False),
+    ("The Sunday glazing session has 12 wheels.", False),
+])
+def test_session22_wtj_a_count_of_people_is_not_another_sessions_things(claim, flag):
+    context = ("The Saturday pottery workshop runs from 10:00, lasts two hours and is limited to 8 attendees. "
+               "The Sunday glazing session lasts three hours and has 12 wheels. Materials cost £15 per person.")
+    flagged, fc = _findings(claim, context)
+    assert flagged == flag, (fc.differences, fc.reworded)
 
 
 def test_session22_wtj_a_rounded_count_of_people_is_not_borrowed():
