@@ -2163,7 +2163,7 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
             rival = [e for e in sents[home][2].quantities if _slot(q, e) is not None and not _equivalent(q, e)
                      # (a value another of the claim's figures states is that figure's: "the roughly 490-metre asteroid
                      # will pass about 1.9 million km from Earth" borrows nothing from "a distance of 1.93 million km")
-                     and not any(x is not q and _equivalent(x, e) for x in claim_qs)]
+                     and not any(x is not q and _equivalent(x, e) for x in claim_qs[:32])]
             # (not when the claim states it with the very words its own sentence does and no rival's: "two adult
             # tickets at £14 each" is "£14 for adults", not the family ticket's "2 adults ... £40")
             mine = _local_terms(c, q) | _window_terms(c, q)
@@ -7085,7 +7085,10 @@ def _relation_before(text: str, pos: int, figures: Sequence[Quantity]) -> str | 
     figure between): what a figure is said to be the most, the fewest, the highest of."""
     lo = max(0, pos - 60)
     # (a figure counting the set ranked, "the highest turnout of the five wards, at 29%", is the word's phrase)
-    lo = max([lo] + [q.end for q in figures if lo <= q.end <= pos and not lexicon.counts_ranked_set(text[:q.start])])
+    # (only the figures that end in the window: found by bisection, as a claim may hold thousands of figures)
+    first = bisect_left([q.start for q in figures], lo - 64)
+    lo = max([lo] + [q.end for q in takewhile(lambda x: x.start <= pos, islice(figures, first, None))
+                     if lo <= q.end <= pos and not lexicon.counts_ranked_set(text[:q.start])])
     cut = re.search(r"[.;!?—]\s[^.;!?—]*$", text[lo:pos])
     if cut:
         lo += cut.start() + 1
