@@ -2240,21 +2240,12 @@ def _numbers(c: _Parsed, sents, scores, support, near, out: FactCheck, conf, ask
                     else f"{other.text} for '{theirs}' ({e.text} for '{own}')",
                     evidence_span=_span(sents[k][1], other.start, other.end), confidence=conf["moved"]))
                 continue
-            people = _people_of_subject(q, k, e, sents, support)
-            if people is not None:
-                # A count of people matched only by another sentence's count of things, while the sentence the claim
-                # is about counts people otherwise: "up to 24 people" of the class "capped at 18 participants", the 24
-                # the other class's bikes.
-                k2, e2 = people
-                out.numbers_unmatched.append(q.text)
-                out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e2.text,
-                                                  evidence_span=_span(sents[k2][1], e2.start, e2.end),
-                                                  confidence=conf["number"]))
-                continue
-            own_count = _count_beside_score(q, e, sents[k][2].text, pool)
+            # A count matched only by what counts something else, while the context counts the claim's own thing
+            # otherwise: a count of people by another sentence's count of things ("up to 24 people" of the class "capped
+            # at 18 participants", the 24 the other class's bikes), or a count of a noun by a side of a score ("making
+            # five century breaks" against "compiling four century breaks" and "had led 5-3").
+            own_count = _people_of_subject(q, k, e, sents, support) or _count_beside_score(q, e, sents[k][2].text, pool)
             if own_count is not None:
-                # A count of a noun, stated only by a side of a score, while the context counts that noun itself:
-                # "making five century breaks" against "compiling four century breaks" and "had led 5-3".
                 k2, e2 = own_count
                 out.numbers_unmatched.append(q.text)
                 out.differences.append(Difference(slot="number", claim_value=q.text, evidence_value=e2.text,
