@@ -543,19 +543,14 @@ def check_facts(
                lambda found, weak: not weak or any(_DUTY_WORD.search(d.claim_value) for d in found))
     # And a combination allowed that the evidence bans, with another verb.
     _over_weak(out, conf, lambda found: _co_use_allowed(claim, sents, found, conf))
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _option_required_by_verb(claim, sents, out, conf)
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _one_option_required(claim, sents, out, conf)
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _only_own_make_required(claim, sents, out, conf)
+    # Each reading below runs only while no polarity finding is made: the first one found names the claim's error.
+    for check in (_option_required_by_verb, _one_option_required, _only_own_make_required):
+        if not any(d.slot in _POLARITY for d in out.differences):
+            check(claim, sents, out, conf)
     _over_weak(out, conf, lambda found: _answered_no(resolved, sents, found, conf))
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _site_quantifier(claim, sents, out, conf)
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _part_widened(claim, sents, out, conf)
-    if not any(d.slot in _POLARITY for d in out.differences):
-        _support_withdrawn(claim, sents, out, conf)
+    for check in (_site_quantifier, _part_widened, _support_withdrawn):
+        if not any(d.slot in _POLARITY for d in out.differences):
+            check(claim, sents, out, conf)
     roles_read = max(best_score, with_figures) >= 0.5
     if roles_read:
         _relations(claim, a_text, aligned_sent, out, conf)
